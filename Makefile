@@ -1,0 +1,68 @@
+# objrt build. `make` builds the library, the CLI and the public header into $(BUILD).
+#   make TARGET=aarch64   cross-build into build-aarch64/ (run under qemu-aarch64)
+#   make SAN=asan|tsan    sanitizer builds into build-asan/ or build-tsan/
+#   make demo | check | bench | install PREFIX=...
+TARGET ?= $(shell uname -m)
+SAN    ?=
+PREFIX ?= /usr/local
+
+ifeq ($(TARGET),aarch64)
+  ifneq ($(shell uname -m),aarch64)
+    CC := aarch64-linux-gnu-gcc
+    CROSS := 1
+  endif
+  BUILD := build-aarch64
+else
+  BUILD := build
+endif
+ifeq ($(SAN),asan)
+  BUILD := $(BUILD)-asan
+  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),tsan)
+  BUILD := $(BUILD)-tsan
+  SANFLAGS := -fsanitize=thread
+endif
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -Iinclude -Isrc $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += -ldl -lpthread
+
+LOADER_SRC  := $(wildcard src/loader/*.c)
+RUNTIME_SRC := $(wildcard src/runtime/*.c)
+LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cli/*.c))
+
+all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt.so $(BUILD)/objrt
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/objrt/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libobjrt.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/libobjrt.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# -rdynamic: loaded code may call back into the CLI's own exported helpers.
+$(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/objrt
+	install -m 755 $(BUILD)/objrt $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/libobjrt.a $(BUILD)/libobjrt.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/objrt.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/objrt/*.h $(DESTDIR)$(PREFIX)/include/objrt/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' objrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/objrt.pc
+
+clean:
+	rm -rf build build-*
+
+.PHONY: all install clean demo check bench deps
+
+# Feature areas add their own targets (demo, check, bench parts) in mk/*.mk.
+include $(sort $(wildcard mk/*.mk))

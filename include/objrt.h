@@ -1,0 +1,136 @@
+/*
+ * objrt.h - load ELF relocatable objects and static archives into the running process
+ *
+ * SYNOPSIS
+ *     #include <objrt.h>
+ *     cc ... $(pkg-config --cflags --libs objrt)
+ *
+ *     objrt_ctx  *objrt_new(void);
+ *     void        objrt_free(objrt_ctx *ctx);
+ *     objrt_unit *objrt_load(objrt_ctx *ctx, const char *const *paths, size_t n);
+ *     objrt_unit *objrt_load_memory(objrt_ctx *ctx, const objrt_input *in, size_t n);
+ *     void       *objrt_sym(objrt_ctx *ctx, const char *name);
+ *     void       *objrt_unit_sym(objrt_unit *unit, const char *name);
+ *     int         objrt_define(objrt_ctx *ctx, const char *name, void *addr);
+ *     int         objrt_add_library(objrt_ctx *ctx, const char *name);
+ *     int         objrt_unload(objrt_unit *unit);
+ *     const char *objrt_error(objrt_ctx *ctx);
+ *
+ * DESCRIPTION
+ *     A context owns loaded units, the symbols defined with objrt_define() and the shared
+ *     libraries added with objrt_add_library(). objrt_load() links any mix of ELF relocatable
+ *     objects (.o) and ar archives (.a) as ONE unit, the way `ld` would link them into one
+ *     image: references between the inputs resolve to each other, and an archive member is
+ *     pulled in only when it defines a symbol that is still undefined (repeated to a fixed
+ *     point, so archive order does not matter). The unit is then placed in a single address
+ *     reservation, relocated, given its final page permissions (never writable and
+ *     executable at once), its .eh_frame registered with the unwinder, and its constructors
+ *     run (.init_array in priority order, then legacy .ctors in reverse).
+ *
+ *     An undefined symbol is bound, in this order, to: a definition in the unit itself, a
+ *     global definition in an earlier unit of the context (latest first), a symbol given to
+ *     objrt_define(), the kernel runtime's exported ABI (TVMBackend* and friends, see
+ *     <objrt/tvm_backend.h>), the host process (dlsym(RTLD_DEFAULT)), then each library
+ *     added with objrt_add_library() in the order added. An undefined weak symbol that none
+ *     of these define resolves to address 0.
+ *
+ *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
+ *     symbols given to objrt_define(). objrt_unit_sym() searches one unit only, including
+ *     its local symbols when no global has the name.
+ *
+ *     objrt_unload() runs the unit's destructors (.fini_array in reverse, then legacy
+ *     .dtors, then functions the unit registered with __cxa_atexit), deregisters its
+ *     unwind information and returns its whole reservation to the system. Symbols of other
+ *     units that were bound to it are not rebound: unload dependants first.
+ *
+ *     A context may be used from several threads; loads are serialised per context.
+ *
+ * RETURN VALUE
+ *     objrt_new() returns NULL only when out of memory. objrt_load() and
+ *     objrt_load_memory() return NULL on failure, and objrt_error() then describes it,
+ *     naming the file (and archive member), section, offset, relocation type and symbol
+ *     concerned; nothing of the failed load stays mapped or allocated. objrt_sym() returns
+ *     NULL when the name is not found. objrt_define(), objrt_add_library() and objrt_unload()
+ *     return 0 on success and -1 on failure.
+ *
+ *     objrt_error() returns the last error recorded by the calling thread on this context
+ *     ("" if none); the string stays valid until that thread's next call on the context.
+ *
+ * ERRORS (examples of messages)
+ *     foo.o: section .text+0x1a: R_X86_64_PC32 against 'stdout': target out of reach ...
+ *     foo.o: undefined symbol 'bar' (referenced from .text+0x10)
+ *     libx.a(a.o): duplicate definition of 'f' (also defined in b.o)
+ *     foo.o: truncated: section header table ends at 0x1240, file is 0x1000 bytes
+ */
+#ifndef OBJRT_H
+#define OBJRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct objrt_ctx objrt_ctx;
+typedef struct objrt_unit objrt_unit;
+
+/* One input held in memory. `name` is used in error messages and to tell an archive
+ * ("!<arch>\n" magic) from an object; `data` must stay valid for the call only. */
+typedef struct objrt_input {
+    const char *name;
+    const void *data;
+    size_t size;
+} objrt_input;
+
+objrt_ctx *objrt_new(void);
+void objrt_free(objrt_ctx *ctx);
+
+objrt_unit *objrt_load(objrt_ctx *ctx, const char *const *paths, size_t n);
+objrt_unit *objrt_load_memory(objrt_ctx *ctx, const objrt_input *inputs, size_t n);
+
+void *objrt_sym(objrt_ctx *ctx, const char *name);
+void *objrt_unit_sym(objrt_unit *unit, const char *name);
+
+int objrt_define(objrt_ctx *ctx, const char *name, void *addr);
+
+/* Make a shared library's symbols available to later loads. `name` is a path (contains
+ * a '/'), a soname ("libm.so.6"), or a short name as for `cc -l` ("m", "stdc++"). */
+int objrt_add_library(objrt_ctx *ctx, const char *name);
+
+int objrt_unload(objrt_unit *unit);
+
+const char *objrt_error(objrt_ctx *ctx);
+
+/* ---- Introspection: what the planner decided (used by `objrt layout` and tests) ---- */
+
+/* Statistics of one load, filled when the unit is linked. */
+typedef struct objrt_stats {
+    double link_us;          /* first byte parsed to code ready to run (constructors excluded) */
+    size_t objects;          /* object files linked (archive members pulled in included) */
+    size_t relocations;      /* relocations applied */
+    size_t reserved_bytes;   /* size of the unit's single reservation */
+    size_t used_bytes;       /* bytes of sections, GOT and stubs, without padding */
+    size_t got_slots;
+    size_t stubs;
+    size_t stubs_used;       /* calls that actually went through a stub (others in reach) */
+} objrt_stats;
+
+int objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);
+
+/* Load options set on a context, applying to later loads. */
+typedef struct objrt_options {
+    size_t page_size;        /* plan granule: 0 = the system's; 4096, 16384 or 65536 */
+    int no_constructors;     /* 1: do not run constructors or destructors */
+} objrt_options;
+
+int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
+
+/* Plan without loading: writes a human-readable layout report of the inputs (what
+ * `objrt layout` prints) to `out` (a FILE *). Returns 0, or -1 with objrt_error() set. */
+int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OBJRT_H */

@@ -1,0 +1,16 @@
+# demo and check: the README's two commands.
+demo: all
+	bash examples/demo/run.sh $(BUILD)
+
+# Every configuration the suites run in: TARGET:SAN.
+CHECK_CONFIGS ?= x86_64: x86_64:asan aarch64: x86_64:tsan
+
+deps:
+	bash scripts/install-deps.sh
+
+check: deps
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory SAN=asan all
+	$(MAKE) --no-print-directory SAN=tsan all
+	$(MAKE) --no-print-directory TARGET=aarch64 all
+	bash tests/run.sh $(CHECK_CONFIGS)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install every Debian package the build, tests and benchmarks need (idempotent).
+# Runs apt only when something is missing, so repeated `make check` stays fast.
+set -euo pipefail
+pkgs=(gcc clang make binutils python3 libc6-dev
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # AArch64 cross build and emulation
+      python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
+      libdlpack-dev                                           # DLPack tensor header for the TVM ABI
+      zlib1g-dev libsqlite3-dev                               # real Debian static libraries to link
+      llvm-14-dev libomp-dev hyperfine)                       # benchmark anchors (RuntimeDyld, OpenMP)
+arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64)
+missing=()
+for p in "${pkgs[@]}" "${arm64_pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then $SUDO dpkg --add-architecture arm64; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

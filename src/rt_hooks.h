@@ -1,0 +1,29 @@
+/*
+ * rt_hooks.h - the loader's whole contract with the kernel runtime (src/runtime/).
+ *
+ * The loader knows nothing of TVM; it calls these at fixed points of a load. The runtime
+ * implements them. Keeping the contract this small lets either side change freely.
+ */
+#ifndef OBJRT_RT_HOOKS_H
+#define OBJRT_RT_HOOKS_H
+
+#include "objrt.h"
+
+/* Resolve step: the address of a runtime ABI symbol (TVMBackendAllocWorkspace, ...), or
+ * NULL when `name` is not one. Consulted after objrt_define()d symbols, before dlsym. */
+void *objrt_rt_lookup(const char *name);
+
+/* After relocation and protection, before constructors run. The runtime may fill DSO-mode
+ * function-pointer slots found with objrt_unit_sym() and start attributing
+ * TVMBackendRegisterSystemLibSymbol() calls made on this thread to `unit`.
+ * Returns 0, or -1 after describing the problem in `err` (size `errlen`). */
+int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen);
+
+/* After constructors ran (or were skipped): stop attributing registrations; write the unit
+ * handle into each registered module-context address. Same return convention. */
+int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen);
+
+/* Before a unit's memory is released: forget everything registered for it. */
+void objrt_rt_unload(objrt_unit *unit);
+
+#endif
