@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# 40-debian-libs: link Debian's own static libraries (libsqlite3.a, libz.a) with a driver
+# program through objrt and compare against the same driver linked natively by gcc/ld.
+#
+# For each library: the driver is compiled once ($GCC -c, default PIE code), linked
+# natively and run, then run by `objrt run` (a) with the .a archive as is and (b) with the
+# archive's members extracted (`ar x`) and all given explicitly. stdout and exit status
+# must be byte-for-byte identical to the native run. A -DPERTURB build of the driver is
+# the negative control proving the comparison can fail. `--stats` must print exactly one
+# contract line whose objects= and relocations= equal independent counts (readelf -r).
+# Applies to TARGET x86_64 (any SAN) and aarch64.
+set -u
+. tests/lib.sh
+
+case "$TARGET" in
+x86_64)  LIBDIR=/usr/lib/x86_64-linux-gnu; READELF=readelf ;;
+aarch64) LIBDIR=/usr/lib/aarch64-linux-gnu; READELF=readelf ;;
+*)       exit 0 ;;
+esac
+# gcc links libgcc implicitly; objrt links only what it is told. AArch64 sqlite uses
+# 128-bit long double helpers (__addtf3, ...) that live in libgcc, so name libgcc_s the way
+# `cc` does. x86_64 needs no libgcc helpers for these libraries.
+OBJRT_LIBS=(-l m)
+[ "$TARGET" = aarch64 ] && OBJRT_LIBS+=(-l libgcc_s.so.1)
+LIMIT=${OBJRT_TEST_TIMEOUT:-300}       # seconds per run: a hang is a FAIL, not a stuck suite
+STATS_RE='^objrt: link_us=[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? objects=[0-9]+ relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+$'
+
+# run_to PREFIX CMD...: run CMD, stdout to PREFIX.out, stderr to PREFIX.err, status to PREFIX.rc.
+run_to() {
+    local p=$1; shift
+    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
+    echo $? >"$p.rc"
+}
+
+# same_run EXPECTED ACTUAL: 0 when stdout and exit status are identical; else prints why.
+same_run() {
+    local e=$1 a=$2
+    if ! cmp -s "$e.out" "$a.out"; then
+        echo "stdout differs: $(diff "$e.out" "$a.out" | grep -m 2 '^[<>]' | tr '\n' ' ')" \
+             "| stderr: $(tail -n 2 "$a.err" | tr '\n' ' ')"
+        return 1
+    fi
+    if [ "$(cat "$e.rc")" != "$(cat "$a.rc")" ]; then
+        echo "exit status $(cat "$a.rc"), expected $(cat "$e.rc"): $(tail -n 2 "$a.err" | tr '\n' ' ')"
+        return 1
+    fi
+    return 0
+}
+
+# compare NAME EXPECTED ACTUAL: PASS/FAIL line from same_run.
+compare() {
+    local why
+    if why=$(same_run "$2" "$3"); then pass "$1"; else fail "$1: $why"; fi
+}
+
+# alloc_relocs OBJ...: relocation entries whose target section is allocated (SHF_ALLOC),
+# i.e. the ones a loader applies (non-alloc targets such as .debug_* are never loaded).
+alloc_relocs() {
+    local f total=0 n
+    for f in "$@"; do
+        n=$( { $READELF -SW "$f" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '{ print "S", $1, (NF == 10 ? $7 : "") }'
+               $READELF -rW "$f" | awk '/^Relocation section/ { print "R", $3, $(NF-1) }'; } |
+             awk '$1 == "S" { flags[$2] = $3; next }
+                  $1 == "R" { gsub("\047", "", $2); t = $2; sub(/^\.rela?/, "", t)
+                              if (flags[t] ~ /A/) n += $3 }
+                  END { print n + 0 }')
+        total=$((total + n))
+    done
+    echo "$total"
+}
+
+# stat_field NAME FILE: the value of NAME= in the stats line of FILE.
+stat_field() { grep -Eo "(^| )$1=[0-9.eE+-]+" "$2" | head -n 1 | sed 's/.*=//'; }
+
+# test_lib NAME DRIVER ARCHIVE MIN_OBJECTS MIN_RELOCS NATIVE_LIBS... -- DRIVER_ARGS...
+test_lib() {
+    local name=$1 drv=$2 archive=$3 min_obj=$4 min_rel=$5; shift 5
+    local native_libs=() args=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do native_libs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    args=("$@")
+    local t="debian-libs/$name" w="$TMP/$name"
+    mkdir -p "$w"
+    if [ ! -f "$archive" ]; then
+        fail "$t/native: $archive missing (run scripts/install-deps.sh)"
+        return
+    fi
+
+    # Native reference.
+    local out
+    if ! out=$($GCC -O2 -Wall -c "$ROOT/tests/drivers/$drv" -o "$w/driver.o" 2>&1) ||
+       ! out=$($GCC -O2 -Wall -DPERTURB -c "$ROOT/tests/drivers/$drv" -o "$w/perturb.o" 2>&1) ||
+       ! out=$($GCC "$w/driver.o" "$archive" "${native_libs[@]}" -Wl,-Map="$w/native.map" -o "$w/native" 2>&1) ||
+       ! out=$($GCC "$w/perturb.o" "$archive" "${native_libs[@]}" -o "$w/native-perturb" 2>&1); then
+        fail "$t/native: build failed: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+        return
+    fi
+    run_to "$w/native" $RUN "$w/native" "${args[@]}"
+    run_to "$w/native-perturb" $RUN "$w/native-perturb" "${args[@]}"
+    if [ "$(cat "$w/native.rc")" = 0 ] && grep -q '^failures: 0$' "$w/native.out"; then
+        pass "$t/native"
+    else
+        fail "$t/native: native driver failed (status $(cat "$w/native.rc")): $(tail -n 2 "$w/native.out" | tr '\n' ' ')"
+        return
+    fi
+
+    # Negative controls: the comparison must notice one changed line, and a changed status.
+    local why
+    if why=$(same_run "$w/native" "$w/native-perturb"); then
+        fail "$t/compare-detects-output: PERTURB build compared equal"
+    elif [ "$(diff "$w/native.out" "$w/native-perturb.out" | grep -c '^[<>]')" != 2 ]; then
+        fail "$t/compare-detects-output: PERTURB should change exactly one line"
+    else
+        pass "$t/compare-detects-output"
+    fi
+    cp "$w/native.out" "$w/badrc.out"; : >"$w/badrc.err"; echo 3 >"$w/badrc.rc"
+    if same_run "$w/native" "$w/badrc" >/dev/null; then
+        fail "$t/compare-detects-status: status 3 compared equal to $(cat "$w/native.rc")"
+    else
+        pass "$t/compare-detects-status"
+    fi
+
+    # objrt with the archive as is (members pulled in on demand).
+    run_to "$w/archive" $OBJRT run "${OBJRT_LIBS[@]}" --stats "$w/driver.o" "$archive" -- "${args[@]}"
+    compare "$t/objrt-archive" "$w/native" "$w/archive"
+    # objrt links the PERTURB driver too, and the comparison sees the difference.
+    run_to "$w/archive-perturb" $OBJRT run "${OBJRT_LIBS[@]}" "$w/perturb.o" "$archive" -- "${args[@]}"
+    compare "$t/objrt-archive-perturb" "$w/native-perturb" "$w/archive-perturb"
+    if same_run "$w/native" "$w/archive-perturb" >/dev/null; then
+        fail "$t/objrt-perturb-differs: objrt run of the PERTURB driver compared equal to the reference"
+    else
+        pass "$t/objrt-perturb-differs"
+    fi
+
+    # objrt with every member extracted and given explicitly.
+    local xdir="$w/members" members
+    mkdir -p "$xdir"
+    (cd "$xdir" && ar x "$archive")
+    members=("$xdir"/*.o)
+    if [ "${#members[@]}" != "$(ar t "$archive" | wc -l)" ]; then
+        fail "$t/extract: ${#members[@]} files extracted, archive has $(ar t "$archive" | wc -l) members"
+        return
+    fi
+    run_to "$w/extracted" $OBJRT run "${OBJRT_LIBS[@]}" --stats "$w/driver.o" "${members[@]}" -- "${args[@]}"
+    compare "$t/objrt-extracted" "$w/native" "$w/extracted"
+
+    # --stats: exactly one contract line on stderr (the drivers print nothing there).
+    local v
+    for v in archive extracted; do
+        if [ "$(wc -l <"$w/$v.err")" = 1 ] && grep -Eq "$STATS_RE" "$w/$v.err"; then
+            pass "$t/stats-line-$v"
+        else
+            fail "$t/stats-line-$v: stderr is not one contract line: $(head -c 300 "$w/$v.err" | tr '\n' ' ')"
+        fi
+    done
+
+    # objects= and relocations= against independent counts.
+    local n_obj=$((1 + ${#members[@]})) n_rel got_obj got_rel
+    n_rel=$(alloc_relocs "$w/driver.o" "${members[@]}")
+    got_obj=$(stat_field objects "$w/extracted.err"); got_rel=$(stat_field relocations "$w/extracted.err")
+    if [ "$n_obj" -le "$min_obj" ] || [ "$n_rel" -le "$min_rel" ]; then
+        fail "$t/stats-counts-plausible: independent counts $n_obj objects, $n_rel relocations (expected > $min_obj, > $min_rel)"
+    else
+        pass "$t/stats-counts-plausible"
+    fi
+    if [ "${got_obj:-x}" = "$n_obj" ]; then pass "$t/stats-objects-extracted"
+    else fail "$t/stats-objects-extracted: objects=${got_obj:-missing}, expected $n_obj (driver + all members)"; fi
+    if [ "${got_rel:-x}" = "$n_rel" ]; then pass "$t/stats-relocations-extracted"
+    else fail "$t/stats-relocations-extracted: relocations=${got_rel:-missing}, readelf -r counts $n_rel against allocated sections"; fi
+    # Archive mode pulls in members the way ld does: compare with the native link's map
+    # ("Archive member included to satisfy reference by file" lists each member once).
+    local pulled
+    pulled=$(awk -v a="$archive(" 'index($0, a) == 1' "$w/native.map" | sort -u | wc -l)
+    got_obj=$(stat_field objects "$w/archive.err")
+    if [ "$pulled" -gt 0 ] && [ "${got_obj:-x}" = $((1 + pulled)) ]; then pass "$t/stats-objects-archive"
+    else fail "$t/stats-objects-archive: objects=${got_obj:-missing}, ld pulled $pulled members (+1 driver)"; fi
+}
+
+# Negative control for the stats regex: near-miss lines must be rejected.
+bad=0
+for l in "objrt: link_us=1.5 objects=2 relocations=3 reserved_bytes=4" \
+         "objrt: link_us=fast objects=2 relocations=3 reserved_bytes=4 used_bytes=5" \
+         "objrt: link_us=1.5 objects=2 relocations=3 reserved_bytes=4 used_bytes=5 extra"; do
+    printf '%s\n' "$l" | grep -Eq "$STATS_RE" && bad=1
+done
+printf '%s\n' "objrt: link_us=1.5 objects=2 relocations=3 reserved_bytes=4 used_bytes=5" | grep -Eq "$STATS_RE" || bad=1
+if [ "$bad" = 0 ]; then pass "debian-libs/stats-regex-controls"; else fail "debian-libs/stats-regex-controls: regex accepts a malformed line or rejects a good one"; fi
+
+test_lib sqlite sqlite_driver.c "$LIBDIR/libsqlite3.a" 100 20000 -lm -lpthread -ldl
+test_lib zlib zlib_driver.c "$LIBDIR/libz.a" 10 500 -- "$TMP/zlib/test.gz"
+exit 0
