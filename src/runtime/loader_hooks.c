@@ -1,7 +1,73 @@
-/* Placeholder runtime hooks: the kernel runtime replaces this file. */
+/* loader_hooks.c - the runtime side of src/rt_hooks.h: which names loaded code binds to
+ * the runtime, and what a load does to a unit that speaks the TVM ABI. */
+#include <stdio.h>
+#include <string.h>
 #include "rt_hooks.h"
+#include "modules.h"
 
-void *objrt_rt_lookup(const char *name) { (void)name; return NULL; }
-int objrt_rt_before_init(objrt_unit *u, char *e, size_t n) { (void)u; (void)e; (void)n; return 0; }
-int objrt_rt_after_init(objrt_unit *u, char *e, size_t n) { (void)u; (void)e; (void)n; return 0; }
-void objrt_rt_unload(objrt_unit *u) { (void)u; }
+#define ENTRY(f) {#f, (void *)f}
+static const struct { const char *name; void *addr; } exported[] = {
+    ENTRY(TVMBackendAllocWorkspace), ENTRY(TVMBackendFreeWorkspace),
+    ENTRY(TVMBackendParallelLaunch), ENTRY(TVMBackendParallelBarrier),
+    ENTRY(TVMAPISetLastError), ENTRY(TVMGetLastError),
+    ENTRY(TVMBackendGetFuncFromEnv), ENTRY(TVMFuncCall),
+    ENTRY(TVMBackendRegisterSystemLibSymbol), ENTRY(TVMBackendRunOnce),
+    ENTRY(objrt_ws_alloc), ENTRY(objrt_ws_free), ENTRY(objrt_ws_trim),
+    ENTRY(objrt_ws_reserved_bytes), ENTRY(objrt_parallel_launch),
+    ENTRY(objrt_parallel_barrier), ENTRY(objrt_num_threads), ENTRY(objrt_set_num_threads),
+    ENTRY(objrt_set_last_error), ENTRY(objrt_last_error), ENTRY(objrt_register_packed),
+};
+
+/* DSO mode: the object defines these zero-initialised slots and calls through them. */
+static const struct { const char *slot; void *addr; } dso_slots[] = {
+    {"__TVMFuncCall", (void *)TVMFuncCall},
+    {"__TVMAPISetLastError", (void *)TVMAPISetLastError},
+    {"__TVMBackendGetFuncFromEnv", (void *)TVMBackendGetFuncFromEnv},
+    {"__TVMBackendAllocWorkspace", (void *)TVMBackendAllocWorkspace},
+    {"__TVMBackendFreeWorkspace", (void *)TVMBackendFreeWorkspace},
+    {"__TVMBackendParallelLaunch", (void *)TVMBackendParallelLaunch},
+    {"__TVMBackendParallelBarrier", (void *)TVMBackendParallelBarrier},
+};
+
+void *objrt_rt_lookup(const char *name)
+{
+    if (strncmp(name, "TVM", 3) != 0 && strncmp(name, "objrt_", 6) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof exported / sizeof exported[0]; i++)
+        if (strcmp(name, exported[i].name) == 0)
+            return exported[i].addr;
+    return NULL;
+}
+
+int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
+{
+    rt_module *m;
+    void **ctx;
+    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++) {
+        void **slot = objrt_unit_sym(unit, dso_slots[i].slot);
+        if (slot)
+            *slot = dso_slots[i].addr;
+    }
+    if (!(m = rt_module_open(unit))) {
+        snprintf(err, errlen, "kernel runtime: out of memory creating the module context");
+        return -1;
+    }
+    if ((ctx = objrt_unit_sym(unit, "__tvm_module_ctx")))
+        *ctx = m;
+    return 0;
+}
+
+int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen)
+{
+    rt_module *m = rt_module_close_init(unit);
+    (void)err;
+    (void)errlen;
+    if (m)
+        rt_module_publish(m);
+    return 0;
+}
+
+void objrt_rt_unload(objrt_unit *unit)
+{
+    rt_module_forget(unit);
+}

@@ -1,0 +1,27 @@
+/* barrier.c - TVMBackendParallelBarrier: a centralised sense-reversing barrier.
+ *
+ * Each task reads the generation, then arrives; the last arrival resets the count and
+ * advances the generation, which releases the others. The arrival counter's release
+ * sequence carries every task's writes to the last arrival, and its release store of the
+ * generation carries them to every waiter (acquire), so data written before the barrier
+ * is visible after it. The counter is reset before the generation moves, so the barrier
+ * can be reused at once. */
+#include "rt_internal.h"
+
+void rt_barrier_reset(rt_barrier *b, long spin_ns)
+{
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    b->spin_ns = spin_ns;
+}
+
+void rt_barrier_wait(rt_barrier *b, int ntask)
+{
+    int gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == ntask) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add(&b->generation, 1);
+        rt_wake_waiters(&b->generation, &b->sleepers);
+        return;
+    }
+    rt_wait_while_equal(&b->generation, gen, &b->sleepers, b->spin_ns);
+}

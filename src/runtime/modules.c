@@ -1,0 +1,301 @@
+/* modules.c - what a loaded unit looks like to TVM code: a module handle (written into
+ * __tvm_module_ctx), its system-lib registrations, and packed-function handles for
+ * TVMBackendGetFuncFromEnv / TVMFuncCall. Host-registered functions live in host_module. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "modules.h"
+
+#define CTX_NAME "__tvm_module_ctx"
+
+static rt_module host_module;
+static rt_module *modules;                 /* loaded units, latest first */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread rt_module *tl_initialising;
+
+static rt_module *find_unit_locked(objrt_unit *unit)
+{
+    for (rt_module *m = modules; m; m = m->next)
+        if (m->unit == unit)
+            return m;
+    return NULL;
+}
+
+static int known_locked(const rt_module *mod)
+{
+    if (mod == &host_module)
+        return 1;
+    for (rt_module *m = modules; m; m = m->next)
+        if (m == mod)
+            return 1;
+    return 0;
+}
+
+static rt_sym *sym_find(rt_sym *s, const char *name)
+{
+    for (; s; s = s->next)
+        if (strcmp(s->name, name) == 0)
+            return s;
+    return NULL;
+}
+
+static int sym_add_locked(rt_module *m, const char *name, void *ptr)
+{
+    rt_sym *s = sym_find(m->syms, name);
+    size_t len = strlen(name), sfx = strlen(CTX_NAME);
+    if (s) {                                  /* re-registration wins, as in TVM */
+        s->ptr = ptr;
+        return 0;
+    }
+    if (!(s = malloc(sizeof *s + len + 1)))
+        return -1;
+    memcpy(s->name, name, len + 1);
+    s->ptr = ptr;
+    s->next = m->syms;
+    m->syms = s;
+    if (len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0 && len - sfx < sizeof m->prefix) {
+        memcpy(m->prefix, name, len - sfx);   /* "<prefix>__tvm_module_ctx" gives the prefix */
+        m->prefix[len - sfx] = '\0';
+    }
+    return 0;
+}
+
+/* A registered symbol of m: "<prefix>name" first, then "name". */
+static void *registered_locked(rt_module *m, const char *name)
+{
+    char full[512];
+    rt_sym *s = NULL;
+    if (m->prefix[0] && (size_t)snprintf(full, sizeof full, "%s%s", m->prefix, name) < sizeof full)
+        s = sym_find(m->syms, full);
+    if (!s)
+        s = sym_find(m->syms, name);
+    return s ? s->ptr : NULL;
+}
+
+static rt_func *handle_locked(rt_module *m, const char *name, TVMBackendPackedCFunc fn)
+{
+    size_t len = strlen(name);
+    rt_func *f;
+    for (f = m->funcs; f; f = f->next)
+        if (f->fn == fn && strcmp(f->name, name) == 0)
+            return f;
+    if (!(f = malloc(sizeof *f + len + 1)))
+        return NULL;
+    f->fn = fn;
+    memcpy(f->name, name, len + 1);
+    f->next = m->funcs;
+    m->funcs = f;
+    return f;
+}
+
+/* Where a unit's code finds `name`: its registrations, its own symbols, then the host's.
+ * objrt_unit_sym() is called without our lock held: the loader calls our hooks with its
+ * own lock held, so holding ours across a call into it could deadlock. */
+static rt_func *lookup(rt_module *m, const char *name)
+{
+    rt_module *owner = m;
+    rt_func *f = NULL;
+    void *fn;
+    pthread_mutex_lock(&lock);
+    fn = registered_locked(m, name);
+    pthread_mutex_unlock(&lock);
+    if (!fn && m->unit)
+        fn = objrt_unit_sym(m->unit, name);
+    pthread_mutex_lock(&lock);
+    if (!fn) {
+        owner = &host_module;
+        fn = registered_locked(owner, name);
+    }
+    if (fn)
+        f = handle_locked(owner, name, (TVMBackendPackedCFunc)fn);
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+int TVMBackendRegisterSystemLibSymbol(const char *name, void *ptr)
+{
+    rt_module *m = tl_initialising ? tl_initialising : &host_module;
+    size_t len = name ? strlen(name) : 0, sfx = strlen(CTX_NAME);
+    int rc;
+    if (!name) {
+        objrt_set_last_error("TVMBackendRegisterSystemLibSymbol: null name");
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    rc = sym_add_locked(m, name, ptr);
+    pthread_mutex_unlock(&lock);
+    if (rc != 0) {
+        objrt_set_last_error("TVMBackendRegisterSystemLibSymbol: out of memory for '%s'", name);
+        return -1;
+    }
+    /* outside a load (a system lib linked into the host) the context is known now */
+    if (m == &host_module && ptr && len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0)
+        *(void **)ptr = &host_module;
+    return 0;
+}
+
+int objrt_register_packed(const char *name, TVMBackendPackedCFunc fn)
+{
+    int rc;
+    if (!name || !fn) {
+        objrt_set_last_error("objrt_register_packed: null name or function");
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    rc = sym_add_locked(&host_module, name, (void *)fn);
+    pthread_mutex_unlock(&lock);
+    if (rc != 0)
+        objrt_set_last_error("objrt_register_packed: out of memory for '%s'", name);
+    return rc;
+}
+
+int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out)
+{
+    rt_func *f = NULL;
+    int known;
+    pthread_mutex_lock(&lock);
+    known = known_locked(mod_node);
+    pthread_mutex_unlock(&lock);
+    if (known && func_name)
+        f = lookup(mod_node, func_name);
+    if (!known)
+        objrt_set_last_error("TVMBackendGetFuncFromEnv: %p is not a module context of objrt "
+                             "(looking up '%s')", mod_node, func_name ? func_name : "(null)");
+    else if (!f)
+        objrt_set_last_error("TVMBackendGetFuncFromEnv: packed function '%s' not found",
+                             func_name ? func_name : "(null)");
+    if (out)
+        *out = f;
+    return f ? 0 : -1;
+}
+
+int TVMFuncCall(TVMFunctionHandle func, TVMValue *args, int *type_codes, int num_args,
+                TVMValue *ret_val, int *ret_type_code)
+{
+    rt_func *f = func;
+    TVMValue rv;
+    int rcode = kTVMNullptr;
+    if (!f) {
+        objrt_set_last_error("TVMFuncCall: null function handle");
+        return -1;
+    }
+    if (rt_config_get()->check_align && rt_check_args(f->name, args, type_codes, num_args) != 0)
+        return -1;
+    if (f->fn(args, type_codes, num_args, ret_val ? ret_val : &rv,
+              ret_type_code ? ret_type_code : &rcode, NULL) != 0)
+        return -1;
+    return 0;
+}
+
+TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name)
+{
+    rt_func *f = NULL;
+    rt_module *m;
+    pthread_mutex_lock(&lock);
+    m = find_unit_locked(unit);
+    pthread_mutex_unlock(&lock);
+    if (m && name)
+        f = lookup(m, name);
+    if (!f)
+        objrt_set_last_error("objrt_tvm_func: packed function '%s' not found in the unit",
+                             name ? name : "(null)");
+    return f;
+}
+
+TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
+{
+    const char *entry;
+    rt_module *m;
+    pthread_mutex_lock(&lock);
+    m = find_unit_locked(unit);
+    entry = m ? registered_locked(m, "__tvm_main__") : NULL;
+    pthread_mutex_unlock(&lock);
+    if (!entry && unit)
+        entry = objrt_unit_sym(unit, "__tvm_main__");
+    if (!entry) {
+        objrt_set_last_error("objrt_tvm_main: the unit defines no __tvm_main__");
+        return NULL;
+    }
+    return objrt_tvm_func(unit, entry);
+}
+
+TVMBackendPackedCFunc objrt_tvm_func_ptr(TVMFunctionHandle f)
+{
+    return f ? ((rt_func *)f)->fn : NULL;
+}
+
+const char *objrt_tvm_func_name(TVMFunctionHandle f)
+{
+    return f ? ((rt_func *)f)->name : "";
+}
+
+/* ---- the loader's view (called from loader_hooks.c) ---- */
+
+rt_module *rt_module_open(objrt_unit *unit)
+{
+    rt_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->unit = unit;
+    pthread_mutex_lock(&lock);
+    m->next = modules;
+    modules = m;
+    pthread_mutex_unlock(&lock);
+    m->outer = tl_initialising;               /* a constructor may load another unit */
+    tl_initialising = m;
+    return m;
+}
+
+rt_module *rt_module_close_init(objrt_unit *unit)
+{
+    rt_module *m;
+    pthread_mutex_lock(&lock);
+    m = find_unit_locked(unit);
+    pthread_mutex_unlock(&lock);
+    if (m && tl_initialising == m)
+        tl_initialising = m->outer;
+    return m;
+}
+
+/* Write the module handle into every context address registered for m. */
+void rt_module_publish(rt_module *m)
+{
+    size_t sfx = strlen(CTX_NAME);
+    pthread_mutex_lock(&lock);
+    for (rt_sym *s = m->syms; s; s = s->next) {
+        size_t len = strlen(s->name);
+        if (s->ptr && len >= sfx && strcmp(s->name + len - sfx, CTX_NAME) == 0)
+            *(void **)s->ptr = m;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void rt_module_forget(objrt_unit *unit)
+{
+    rt_module **pp, *m = NULL;
+    pthread_mutex_lock(&lock);
+    for (pp = &modules; *pp; pp = &(*pp)->next) {
+        if ((*pp)->unit == unit) {
+            m = *pp;
+            *pp = m->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (!m)
+        return;
+    if (tl_initialising == m)
+        tl_initialising = m->outer;
+    while (m->syms) {
+        rt_sym *s = m->syms;
+        m->syms = s->next;
+        free(s);
+    }
+    while (m->funcs) {
+        rt_func *f = m->funcs;
+        m->funcs = f->next;
+        free(f);
+    }
+    free(m);
+}

@@ -1,0 +1,263 @@
+/* pool.c - TVMBackendParallelLaunch: a lazily created fork/join thread pool.
+ *
+ * One launch uses the pool at a time (launch_lock); the caller runs task 0 and worker i
+ * runs task i. The caller publishes the job in the pool, then bumps the mailbox sequence
+ * of each worker it needs (each on its own cache line, so idle workers are not disturbed);
+ * workers count `pending` down and the caller waits for zero. Every wait spins for
+ * spin_ns, then sleeps on a futex. A launch from inside a task runs serially. */
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rt_internal.h"
+
+typedef struct worker {
+    _Alignas(64) atomic_int seq;       /* bumped by the caller: a job (or quit) is posted */
+    atomic_int sleepers;
+    struct pool *pool;
+    int id;
+    pthread_t tid;
+} worker;
+
+typedef struct pool {
+    int requested;                     /* threads asked for */
+    int nthreads;                      /* caller + workers actually running */
+    long spin_ns;
+    /* the current job, written by the caller before the workers' sequences move */
+    FTVMParallelLambda fn;
+    void *cdata;
+    int num_task;
+    int quit;
+    _Alignas(64) atomic_int pending;   /* tasks 1..n-1 not finished yet */
+    atomic_int caller_sleepers;
+    _Alignas(64) atomic_int err_task;  /* lowest failed task id, INT_MAX if none */
+    pthread_mutex_t err_lock;
+    char err_msg[1024];
+    rt_barrier barrier;
+    worker workers[];                  /* [1 .. nthreads-1] used */
+} pool;
+
+static pool *the_pool;
+static int thread_override;
+static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static __thread int tl_in_task;
+
+int rt_in_task(void) { return tl_in_task; }
+
+static void record_error(pool *p, int task)
+{
+    pthread_mutex_lock(&p->err_lock);
+    if (task < atomic_load_explicit(&p->err_task, memory_order_relaxed)) {
+        atomic_store_explicit(&p->err_task, task, memory_order_relaxed);
+        snprintf(p->err_msg, sizeof p->err_msg, "%s", TVMGetLastError());
+    }
+    pthread_mutex_unlock(&p->err_lock);
+}
+
+static void run_task(pool *p, int task)
+{
+    TVMParallelGroupEnv env = {p, p->num_task};
+    tl_in_task = 1;
+    if (p->fn(task, &env, p->cdata) != 0)
+        record_error(p, task);
+    tl_in_task = 0;
+}
+
+static void bind_self(int id)
+{
+    const rt_config *c = rt_config_get();
+    cpu_set_t set;
+    if (!c->bind)
+        return;
+    CPU_ZERO(&set);
+    CPU_SET(c->cpus[id % c->ncpus], &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *p = w->pool;
+    int seen = 0;
+    bind_self(w->id);
+    for (;;) {
+        seen = rt_wait_while_equal(&w->seq, seen, &w->sleepers, p->spin_ns);
+        if (p->quit)
+            return NULL;
+        run_task(p, w->id);
+        if (atomic_fetch_sub(&p->pending, 1) == 1)
+            rt_wake_waiters(&p->pending, &p->caller_sleepers);
+    }
+}
+
+static void post(worker *w)
+{
+    atomic_fetch_add(&w->seq, 1);
+    rt_wake_waiters(&w->seq, &w->sleepers);
+}
+
+/* After fork() only the forking thread exists: forget the parent's pool (its memory
+ * belongs to the dead workers' bookkeeping; leaking it is the only safe choice). */
+static void atfork_child(void)
+{
+    the_pool = NULL;
+    pthread_mutex_init(&launch_lock, NULL);
+}
+
+static void register_atfork(void) { pthread_atfork(NULL, NULL, atfork_child); }
+
+static pool *pool_create(int nthreads)
+{
+    pool *p = calloc(1, sizeof *p + (size_t)nthreads * sizeof(worker));
+    sigset_t all, old;
+    char name[16];
+    if (!p)
+        return NULL;
+    p->spin_ns = rt_config_get()->spin_ns;
+    p->requested = nthreads;
+    pthread_mutex_init(&p->err_lock, NULL);
+    sigfillset(&all);                  /* workers leave asynchronous signals to the app */
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    p->nthreads = 1;
+    for (int i = 1; i < nthreads; i++) {
+        worker *w = &p->workers[i];
+        w->pool = p;
+        w->id = i;
+        if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
+            break;                     /* fewer threads is still correct */
+        snprintf(name, sizeof name, "objrt-w%d", i % 10000);
+        pthread_setname_np(w->tid, name);
+        p->nthreads++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return p;
+}
+
+static void pool_destroy(pool *p)
+{
+    p->quit = 1;
+    for (int i = 1; i < p->nthreads; i++)
+        post(&p->workers[i]);
+    for (int i = 1; i < p->nthreads; i++)
+        pthread_join(p->workers[i].tid, NULL);
+    pthread_mutex_destroy(&p->err_lock);
+    free(p);
+}
+
+int objrt_num_threads(void)
+{
+    return thread_override > 0 ? thread_override : rt_config_get()->num_threads;
+}
+
+int objrt_set_num_threads(int n)
+{
+    if (tl_in_task) {
+        objrt_set_last_error("objrt_set_num_threads: called from inside a parallel task");
+        return -1;
+    }
+    pthread_mutex_lock(&launch_lock);
+    if (the_pool)
+        pool_destroy(the_pool);
+    the_pool = NULL;
+    thread_override = n > 0 ? (n > 1024 ? 1024 : n) : 0;
+    pthread_mutex_unlock(&launch_lock);
+    return 0;
+}
+
+static int run_serial(FTVMParallelLambda fn, void *cdata)
+{
+    TVMParallelGroupEnv env = {NULL, 1};
+    int outer = tl_in_task, rc;
+    tl_in_task = 1;
+    rc = fn(0, &env, cdata);
+    tl_in_task = outer;
+    if (rc != 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", TVMGetLastError());
+        objrt_set_last_error("task 0: %s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void wait_pending(pool *p)
+{
+    int v;
+    while ((v = atomic_load_explicit(&p->pending, memory_order_acquire)) != 0)
+        rt_wait_while_equal(&p->pending, v, &p->caller_sleepers, p->spin_ns);
+}
+
+/* Run the job on n threads of p; launch_lock held. */
+static int launch_on(pool *p, FTVMParallelLambda fn, void *cdata, int n)
+{
+    int failed;
+    p->fn = fn;
+    p->cdata = cdata;
+    p->num_task = n;
+    atomic_store_explicit(&p->err_task, INT_MAX, memory_order_relaxed);
+    rt_barrier_reset(&p->barrier, p->spin_ns);
+    atomic_store_explicit(&p->pending, n - 1, memory_order_relaxed);
+    for (int i = 1; i < n; i++)
+        post(&p->workers[i]);
+    run_task(p, 0);
+    wait_pending(p);
+    failed = atomic_load_explicit(&p->err_task, memory_order_relaxed);
+    if (failed == INT_MAX)
+        return 0;
+    objrt_set_last_error("task %d: %s", failed, p->err_msg);
+    return -1;
+}
+
+int objrt_parallel_launch(FTVMParallelLambda fn, void *cdata, int num_task)
+{
+    int total, n, rc;
+    if (!fn) {
+        objrt_set_last_error("TVMBackendParallelLaunch: null lambda");
+        return -1;
+    }
+    if (tl_in_task)
+        return run_serial(fn, cdata);
+    total = objrt_num_threads();
+    n = (num_task <= 0 || num_task > total) ? total : num_task;
+    if (n == 1)
+        return run_serial(fn, cdata);
+    pthread_once(&atfork_once, register_atfork);
+    pthread_mutex_lock(&launch_lock);
+    if (!the_pool || the_pool->requested != objrt_num_threads()) {
+        if (the_pool)
+            pool_destroy(the_pool);
+        the_pool = pool_create(objrt_num_threads());
+    }
+    if (!the_pool) {
+        pthread_mutex_unlock(&launch_lock);
+        return run_serial(fn, cdata);
+    }
+    if (n > the_pool->nthreads)
+        n = the_pool->nthreads;
+    rc = launch_on(the_pool, fn, cdata, n);
+    pthread_mutex_unlock(&launch_lock);
+    return rc;
+}
+
+int objrt_parallel_barrier(int task_id, TVMParallelGroupEnv *penv)
+{
+    (void)task_id;
+    if (!penv || penv->num_task <= 1 || !penv->sync_handle)
+        return 0;
+    rt_barrier_wait(&((pool *)penv->sync_handle)->barrier, penv->num_task);
+    return 0;
+}
+
+int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void *cdata, int num_task)
+{
+    return objrt_parallel_launch(flambda, cdata, num_task);
+}
+
+int TVMBackendParallelBarrier(int task_id, TVMParallelGroupEnv *penv)
+{
+    return objrt_parallel_barrier(task_id, penv);
+}

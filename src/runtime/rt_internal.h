@@ -1,0 +1,49 @@
+/* rt_internal.h - shared internals of the kernel runtime (src/runtime/). */
+#ifndef OBJRT_RT_INTERNAL_H
+#define OBJRT_RT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include "objrt/tvm_backend.h"
+
+/* config.c: settings read from the environment once (re-read by rt_config_reload). */
+typedef struct rt_config {
+    int num_threads;      /* >= 1 */
+    long spin_ns;         /* how long an idle thread spins before sleeping */
+    int bind;             /* pin workers to cpus[] */
+    int ncpus;            /* entries in cpus[] */
+    int cpus[1024];
+    int check_align;      /* OBJRT_CHECK_ALIGN */
+} rt_config;
+const rt_config *rt_config_get(void);
+void rt_config_reload(void);
+
+/* sync.c: futex wait/wake on a 32-bit word and a polite spin. */
+void rt_futex_wait(atomic_int *word, int expected);
+void rt_futex_wake(atomic_int *word, int n);
+void rt_cpu_relax(void);
+long rt_now_ns(void);
+/* Spin until *word != old or spin_ns passed; returns the last value read. */
+int rt_spin_while_equal(atomic_int *word, int old, long spin_ns);
+/* Spin, then sleep, until *word != old; the writer calls rt_wake_waiters after writing. */
+int rt_wait_while_equal(atomic_int *word, int old, atomic_int *sleepers, long spin_ns);
+void rt_wake_waiters(atomic_int *word, atomic_int *sleepers);
+
+/* diag.c */
+int rt_check_args(const char *kernel, TVMValue *args, const int *codes, int n);
+int rt_check_workspace(const void *p, size_t nbytes);
+
+/* barrier.c: a reusable, sense-reversing barrier for the tasks of one launch. */
+typedef struct rt_barrier {
+    _Alignas(64) atomic_int arrived;
+    _Alignas(64) atomic_int generation;
+    atomic_int sleepers;
+    long spin_ns;
+} rt_barrier;
+void rt_barrier_reset(rt_barrier *b, long spin_ns);
+void rt_barrier_wait(rt_barrier *b, int ntask);
+
+/* pool.c: is the calling thread running a task of a launch? */
+int rt_in_task(void);
+
+#endif
