@@ -1,0 +1,380 @@
+/*
+ * t_common.h - helpers shared by the robustness tests in tests/unit/ (header only).
+ *
+ * Every test prints `PASS name` or `FAIL name: why` lines (counted by tests/run.sh) and
+ * exits 0 when all its checks passed, 1 otherwise. Cases that feed objrt hostile input run
+ * in a forked child (t_case) so a crash is reported as a FAIL of that case instead of
+ * hiding every later case.
+ */
+#ifndef T_COMMON_H
+#define T_COMMON_H
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "objrt.h"
+
+/* Not every test uses every helper. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+static int t_failures;
+
+/* Report one check. `why` is only used on failure. */
+static void t_report(const char *name, int ok, const char *fmt, ...)
+{
+    if (ok) {
+        printf("PASS %s\n", name);
+    } else {
+        char why[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof why, fmt, ap);
+        va_end(ap);
+        for (char *p = why; *p; p++)      /* one line per result */
+            if (*p == '\n') *p = ' ';
+        printf("FAIL %s: %s\n", name, why);
+        t_failures++;
+    }
+    fflush(stdout);
+}
+
+static int t_exit_status(void) { return t_failures ? 1 : 0; }
+
+/* ---- files ---- */
+
+static unsigned char *t_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno)); exit(2); }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "cannot read %s\n", path); exit(2); }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static void t_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(2);
+    }
+}
+
+/* ---- /proc/self/maps ---- */
+
+typedef struct t_map {
+    uintptr_t lo, hi;
+    char perms[5];
+} t_map;
+
+/* Read every mapping into `out` (at most `max`); returns the number of lines. */
+static int t_maps_read(t_map *out, int max)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3) continue;
+        if (out && n < max) {
+            out[n].lo = lo;
+            out[n].hi = hi;
+            memcpy(out[n].perms, perms, 4);
+            out[n].perms[4] = 0;
+        }
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static int t_maps_count(void) { return t_maps_read(NULL, 0); }
+
+/* Total bytes of address space mapped (a leaked mapping merged into a neighbour does not
+ * change the line count, but it does change this). */
+static size_t t_maps_bytes(void)
+{
+    static t_map maps[8192];
+    int n = t_maps_read(maps, 8192);
+    size_t total = 0;
+    for (int i = 0; i < n && i < 8192; i++) total += maps[i].hi - maps[i].lo;
+    return total;
+}
+
+/* The mapping containing `addr`, or 0 when unmapped. */
+static int t_maps_find(uintptr_t addr, t_map *found)
+{
+    static t_map maps[8192];
+    int n = t_maps_read(maps, 8192);
+    for (int i = 0; i < n && i < 8192; i++)
+        if (addr >= maps[i].lo && addr < maps[i].hi) { *found = maps[i]; return 1; }
+    return 0;
+}
+
+/* The contiguous run of mappings (no gap between them) containing `addr`. */
+static int t_maps_run(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    static t_map maps[8192];
+    int n = t_maps_read(maps, 8192);
+    if (n > 8192) n = 8192;
+    for (int i = 0; i < n; i++) {
+        if (addr < maps[i].lo || addr >= maps[i].hi) continue;
+        int a = i, b = i;
+        while (a > 0 && maps[a - 1].hi == maps[a].lo) a--;
+        while (b + 1 < n && maps[b].hi == maps[b + 1].lo) b++;
+        *lo = maps[a].lo;
+        *hi = maps[b].hi;
+        return 1;
+    }
+    return 0;
+}
+
+/* Number of mappings both writable and executable; describes the first one in `why`. */
+static int t_wx_scan(char *why, size_t whylen)
+{
+    static t_map maps[8192];
+    int n = t_maps_read(maps, 8192), bad = 0;
+    if (n > 8192) n = 8192;
+    for (int i = 0; i < n; i++) {
+        if (maps[i].perms[1] == 'w' && maps[i].perms[2] == 'x') {
+            if (!bad && why)
+                snprintf(why, whylen, "%lx-%lx %s", (unsigned long)maps[i].lo,
+                         (unsigned long)maps[i].hi, maps[i].perms);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* ---- memory ---- */
+
+static long t_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib;
+}
+
+/* LeakSanitizer (asan config): nonzero when unreachable heap blocks exist. */
+int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+static int t_have_lsan(void) { return __lsan_do_recoverable_leak_check != NULL; }
+static int t_leaks_now(void)
+{
+    return __lsan_do_recoverable_leak_check ? __lsan_do_recoverable_leak_check() : 0;
+}
+
+/* ---- crash isolation ---- */
+
+/* A case body: returns 1 when the check passed, else 0 with the reason in `why`. */
+typedef int (*t_case_fn)(void *arg, char *why, size_t whylen);
+
+/* Run `fn` in a forked child; the child reports its own PASS/FAIL line. A child that
+ * dies (signal, sanitizer abort, exit without reporting) is a FAIL of this case. */
+static void t_case(const char *name, t_case_fn fn, void *arg)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) { t_report(name, 0, "fork: %s", strerror(errno)); return; }
+    if (pid == 0) {
+        char why[1024] = "";
+        int ok = fn(arg, why, sizeof why);
+        t_report(name, ok, "%s", why);
+        _exit(ok ? 0 : 3);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (WIFSIGNALED(st))
+        t_report(name, 0, "crashed with signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+        t_failures++;                    /* the child already printed its FAIL line */
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        t_report(name, 0, "child died with exit status %d (sanitizer report on stderr?)",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Like t_case but silent: returns 1 when the case passed, else 0 with the reason
+ * (including a crash) in `why`. The caller decides what to print. */
+static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
+{
+    char *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) { snprintf(why, whylen, "mmap: %s", strerror(errno)); return 0; }
+    shared[0] = 0;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) { snprintf(why, whylen, "fork: %s", strerror(errno)); munmap(shared, 4096); return 0; }
+    if (pid == 0) {
+        int ok = fn(arg, shared, 4096);
+        _exit(ok ? 0 : 3);
+    }
+    int st = 0, ok = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (WIFSIGNALED(st))
+        snprintf(why, whylen, "crashed with signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+        snprintf(why, whylen, "%s", shared);
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        snprintf(why, whylen, "child died with exit status %d (sanitizer report on stderr?)",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    else
+        ok = 1;
+    munmap(shared, 4096);
+    return ok;
+}
+
+/* Does `text` mention the number `val`, in hex (0x...) or decimal? */
+static int t_mentions_number(const char *text, unsigned long val)
+{
+    for (const char *p = text; *p; p++) {
+        if ((p == text || !isalnum((unsigned char)p[-1])) && isdigit((unsigned char)*p)) {
+            char *end;
+            unsigned long v;
+            if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+                v = strtoul(p + 2, &end, 16);
+            else
+                v = strtoul(p, &end, 10);
+            if (v == val && end > p) return 1;
+        }
+    }
+    return 0;
+}
+
+/* A failing load must leave nothing behind: run `load` once to warm up allocators, then
+ * twice more between two /proc/self/maps counts; any growth is a leftover mapping. Also
+ * asks LeakSanitizer (asan config) for unreachable heap blocks. The load callback must
+ * return 1 when it failed as expected and described the failure correctly. */
+typedef int (*t_load_fn)(objrt_ctx *ctx, void *arg, char *why, size_t whylen);
+static int t_fails_cleanly(objrt_ctx *ctx, t_load_fn load, void *arg, char *why, size_t whylen)
+{
+    if (!load(ctx, arg, why, whylen)) return 0;
+    int before = t_maps_count();
+    size_t bytes_before = t_maps_bytes();
+    for (int i = 0; i < 2; i++)
+        if (!load(ctx, arg, why, whylen)) return 0;
+    int after = t_maps_count();
+    size_t bytes_after = t_maps_bytes();
+    if (after != before || bytes_after != bytes_before) {
+        snprintf(why, whylen, "failed loads left mappings behind: %d lines / %zu bytes before,"
+                 " %d lines / %zu bytes after 2 more loads", before, bytes_before, after, bytes_after);
+        return 0;
+    }
+    if (t_leaks_now()) {
+        snprintf(why, whylen, "failed loads leaked heap memory (LeakSanitizer report on stderr)");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- ELF patching (all targets here are ELF64 little-endian) ---- */
+
+static Elf64_Ehdr *t_ehdr(unsigned char *img) { return (Elf64_Ehdr *)img; }
+
+static Elf64_Shdr *t_shdr(unsigned char *img, unsigned idx)
+{
+    Elf64_Ehdr *eh = t_ehdr(img);
+    return (Elf64_Shdr *)(img + eh->e_shoff + (size_t)idx * eh->e_shentsize);
+}
+
+static const char *t_shname(unsigned char *img, unsigned idx)
+{
+    Elf64_Shdr *strs = t_shdr(img, t_ehdr(img)->e_shstrndx);
+    return (const char *)img + strs->sh_offset + t_shdr(img, idx)->sh_name;
+}
+
+/* Index of the section called `name`, or -1. */
+static int t_find_section(unsigned char *img, const char *name)
+{
+    for (unsigned i = 1; i < t_ehdr(img)->e_shnum; i++)
+        if (strcmp(t_shname(img, i), name) == 0) return (int)i;
+    return -1;
+}
+
+/* Index of the first section of type `type`, or -1. */
+static int t_find_type(unsigned char *img, unsigned type)
+{
+    for (unsigned i = 1; i < t_ehdr(img)->e_shnum; i++)
+        if (t_shdr(img, i)->sh_type == type) return (int)i;
+    return -1;
+}
+
+/* Index in .symtab of the symbol called `name`, or -1. */
+static int t_find_symbol(unsigned char *img, const char *name)
+{
+    int s = t_find_type(img, SHT_SYMTAB);
+    if (s < 0) return -1;
+    Elf64_Shdr *sh = t_shdr(img, (unsigned)s);
+    Elf64_Shdr *str = t_shdr(img, sh->sh_link);
+    Elf64_Sym *syms = (Elf64_Sym *)(img + sh->sh_offset);
+    for (size_t i = 1; i < sh->sh_size / sizeof(Elf64_Sym); i++)
+        if (strcmp((const char *)img + str->sh_offset + syms[i].st_name, name) == 0) return (int)i;
+    return -1;
+}
+
+static Elf64_Sym *t_symbol(unsigned char *img, int idx)
+{
+    Elf64_Shdr *sh = t_shdr(img, (unsigned)t_find_type(img, SHT_SYMTAB));
+    return (Elf64_Sym *)(img + sh->sh_offset) + idx;
+}
+
+/* ---- loading helpers ---- */
+
+/* Load one in-memory input; returns the unit or NULL. */
+static objrt_unit *t_load_mem(objrt_ctx *ctx, const char *name, const void *data, size_t size)
+{
+    objrt_input in = { name, data, size };
+    return objrt_load_memory(ctx, &in, 1);
+}
+
+/* For a load that must fail: checks the error names `name` (and every extra needle).
+ * Returns 1 when fine, else 0 with the reason in `why`. */
+static int t_check_error(objrt_ctx *ctx, const char *name, const char *const *needles,
+                         char *why, size_t whylen)
+{
+    const char *err = objrt_error(ctx);
+    if (!err || !*err) { snprintf(why, whylen, "empty error message"); return 0; }
+    if (name && !strstr(err, name)) {
+        snprintf(why, whylen, "error does not name '%s': %s", name, err);
+        return 0;
+    }
+    for (; needles && *needles; needles++) {
+        if (!strstr(err, *needles)) {
+            snprintf(why, whylen, "error does not mention '%s': %s", *needles, err);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Case-insensitive substring search. */
+static int t_contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return 0;
+}
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * t_reach.c - 32-bit PC-relative references to far targets: place in reach or refuse.
+ * (x86_64 only: the fixtures are -fno-pic x86_64 objects with R_X86_64_PC32.)
+ *
+ * usage: t_reach REACH_DATA.o REACH_TWO.o REACH_CALL.o
+ *  - far-data: reach_far_value lives in a page mapped > 4 GiB from every other mapping.
+ *    objrt must either place the unit within reach (and reach_get() reads the value) or
+ *    fail with an error naming the symbol. Never a silently truncated displacement.
+ *  - control near-data: reach_far_value is an ordinary global of this test: must load.
+ *  - two-far: reach_far_a and reach_far_b > 4 GiB apart: no placement reaches both, the
+ *    error must name one of them.
+ *  - far-call: reach_far_fn is code in a far page; the PLT32 call must work (stub).
+ */
+#include "t_common.h"
+
+#define GIB ((uintptr_t)1 << 30)
+
+static const char *g_data_o, *g_two_o, *g_call_o;
+int reach_near_value = 0x7717;
+
+/* Distance from [lo,hi) to the nearest other mapping. */
+static uintptr_t isolation(uintptr_t lo, uintptr_t hi)
+{
+    static t_map maps[8192];
+    int n = t_maps_read(maps, 8192);
+    uintptr_t best = UINTPTR_MAX;
+    for (int i = 0; i < n && i < 8192; i++) {
+        if (maps[i].lo == lo && maps[i].hi == hi) continue;      /* itself */
+        uintptr_t d = maps[i].hi <= lo ? lo - maps[i].hi : maps[i].lo >= hi ? maps[i].lo - hi : 0;
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+/* Map one page that lies more than 4 GiB (+ margin) from every other mapping. */
+static void *far_page(void)
+{
+    static const uintptr_t hints[] = { 0x600000000000, 0x500000000000, 0x400000000000, 0x300000000000,
+                                       0x200000000000, 0x680000000000, 0x700000000000, 0x180000000000 };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        void *p = mmap((void *)hints[i], 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) continue;
+        uintptr_t a = (uintptr_t)p;
+        if (isolation(a, a + 4096) > 5 * GIB) return p;
+        munmap(p, 4096);
+    }
+    return NULL;
+}
+
+static objrt_unit *load1(objrt_ctx *ctx, const char *path)
+{
+    const char *paths[1] = { path };
+    return objrt_load(ctx, paths, 1);
+}
+
+/* far-data: place within reach (value read correctly) or refuse naming the symbol. */
+static int run_far_data(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    int *far = far_page();
+    if (!far) { snprintf(why, whylen, "setup: could not map a page 5 GiB from everything"); return 0; }
+    *far = 0x5eed1234;
+    objrt_ctx *ctx = objrt_new();
+    objrt_define(ctx, "reach_far_value", far);
+    int before = t_maps_count();
+    objrt_unit *u = load1(ctx, g_data_o);
+    if (!u) {
+        if (!t_check_error(ctx, NULL, (const char *[]){ "reach_far_value", NULL }, why, whylen)) return 0;
+        if (t_maps_count() != before) { snprintf(why, whylen, "failed load left mappings behind"); return 0; }
+        fprintf(stderr, "t_reach: far-data refused: %s\n", objrt_error(ctx));
+        return 1;
+    }
+    int (*get)(void) = (int (*)(void))objrt_unit_sym(u, "reach_get");
+    uintptr_t code = (uintptr_t)get;
+    uintptr_t dist = code > (uintptr_t)far ? code - (uintptr_t)far : (uintptr_t)far - code;
+    if (dist >= 2 * GIB) {
+        snprintf(why, whylen, "loaded with reach_get at %p, %lu MiB from reach_far_value %p: a PC32 cannot reach",
+                 (void *)get, (unsigned long)(dist >> 20), (void *)far);
+        return 0;
+    }
+    int v = get();
+    objrt_unload(u);
+    if (v != 0x5eed1234) { snprintf(why, whylen, "reach_get() read 0x%x, expected 0x5eed1234", v); return 0; }
+    fprintf(stderr, "t_reach: far-data placed within reach\n");
+    return 1;
+}
+
+static int run_near_data(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx = objrt_new();
+    objrt_define(ctx, "reach_far_value", &reach_near_value);
+    objrt_unit *u = load1(ctx, g_data_o);
+    if (!u) { snprintf(why, whylen, "PC32 to a global of the test did not load: %s", objrt_error(ctx)); return 0; }
+    int (*get)(void) = (int (*)(void))objrt_unit_sym(u, "reach_get");
+    int v = get ? get() : -1;
+    objrt_unload(u);
+    objrt_free(ctx);
+    if (v != 0x7717) { snprintf(why, whylen, "reach_get() read 0x%x, expected 0x7717", v); return 0; }
+    return 1;
+}
+
+static int load_two(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_unit *u = load1(ctx, g_two_o);
+    if (u) {
+        snprintf(why, whylen, "loaded although no placement reaches both symbols");
+        objrt_unload(u);
+        return 0;
+    }
+    if (!t_check_error(ctx, NULL, NULL, why, whylen)) return 0;
+    const char *err = objrt_error(ctx);
+    if (!strstr(err, "reach_far_a") && !strstr(err, "reach_far_b")) {
+        snprintf(why, whylen, "error names neither reach_far_a nor reach_far_b: %s", err);
+        return 0;
+    }
+    return 1;
+}
+
+static int run_two_far(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    int *a = far_page(), *b = far_page();
+    if (!a || !b) { snprintf(why, whylen, "setup: could not map two isolated far pages"); return 0; }
+    uintptr_t d = (uintptr_t)a > (uintptr_t)b ? (uintptr_t)a - (uintptr_t)b : (uintptr_t)b - (uintptr_t)a;
+    if (d < 4 * GIB) { snprintf(why, whylen, "setup: far pages only %lu MiB apart", (unsigned long)(d >> 20)); return 0; }
+    *a = 1; *b = 2;
+    objrt_ctx *ctx = objrt_new();
+    objrt_define(ctx, "reach_far_a", a);
+    objrt_define(ctx, "reach_far_b", b);
+    int ok = t_fails_cleanly(ctx, load_two, NULL, why, whylen);
+    objrt_free(ctx);
+    return ok;
+}
+
+/* far-call: a host function in an isolated page, called through PLT32. */
+static int run_far_call(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    unsigned char *code = far_page();
+    if (!code) { snprintf(why, whylen, "setup: could not map a far page"); return 0; }
+    static const unsigned char fn[] = { 0xb8, 0x2a, 0x2a, 0x00, 0x00, 0xc3 };   /* mov $0x2a2a,%eax; ret */
+    memcpy(code, fn, sizeof fn);
+    if (mprotect(code, 4096, PROT_READ | PROT_EXEC) != 0) { snprintf(why, whylen, "mprotect: %s", strerror(errno)); return 0; }
+    objrt_ctx *ctx = objrt_new();
+    objrt_define(ctx, "reach_far_fn", code);
+    objrt_unit *u = load1(ctx, g_call_o);
+    if (!u) { snprintf(why, whylen, "PLT32 call to a far function did not load: %s", objrt_error(ctx)); return 0; }
+    int (*call)(void) = (int (*)(void))objrt_unit_sym(u, "reach_call");
+    int v = call ? call() : -1;
+    objrt_stats st;
+    memset(&st, 0, sizeof st);
+    objrt_unit_stats(u, &st);
+    objrt_unload(u);
+    objrt_free(ctx);
+    if (v != 0x2a2b) { snprintf(why, whylen, "reach_call() returned 0x%x, expected 0x2a2b", v); return 0; }
+    fprintf(stderr, "t_reach: far-call stubs=%zu stubs_used=%zu\n", st.stubs, st.stubs_used);
+    return 1;
+}
+
+/* Negative control of the setup: the far page really is isolated, a normal one is not. */
+static int run_isolation_control(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    void *far = far_page();
+    void *near = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!far) { snprintf(why, whylen, "no isolated far page"); return 0; }
+    if (isolation((uintptr_t)near, (uintptr_t)near + 4096) > 4 * GIB) {
+        snprintf(why, whylen, "isolation check says an ordinary mmap is > 4 GiB from everything");
+        return 0;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) { fprintf(stderr, "usage: %s REACH_DATA.o REACH_TWO.o REACH_CALL.o\n", argv[0]); return 2; }
+    g_data_o = argv[1]; g_two_o = argv[2]; g_call_o = argv[3];
+    t_case("reach-control-isolation-check", run_isolation_control, NULL);
+    t_case("reach-control-near-data-loads", run_near_data, NULL);
+    t_case("reach-far-data-placed-or-refused", run_far_data, NULL);
+    t_case("reach-two-far-data-refused", run_two_far, NULL);
+    t_case("reach-far-call-through-stub", run_far_call, NULL);
+    return t_exit_status();
+}

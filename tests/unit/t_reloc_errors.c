@@ -1,0 +1,112 @@
+/*
+ * t_reloc_errors.c - relocations objrt cannot apply are refused with a precise error.
+ *
+ * usage: t_reloc_errors BASIC.o TLS.o
+ *  - BASIC.o with the type of one .rela.text entry patched to 0xff: the error names the
+ *    type number, the section and the offset of the relocation.
+ *  - TLS.o (a __thread variable): the error says TLS is not supported.
+ * Both: NULL, nothing mapped or leaked, no crash. Controls: unpatched BASIC.o loads;
+ * the "names the offset" check rejects a message with a different offset.
+ */
+#include "t_common.h"
+
+static unsigned char *g_basic, *g_tls;
+static size_t g_basic_size, g_tls_size;
+static unsigned long g_rel_offset;      /* r_offset of the patched relocation */
+
+/* Patch the second .rela.text entry (not the first: its offset could be 0). */
+static unsigned char *patched_basic(void)
+{
+    unsigned char *img = malloc(g_basic_size);
+    memcpy(img, g_basic, g_basic_size);
+    int rs = t_find_section(img, ".rela.text");
+    if (rs < 0 || t_shdr(img, (unsigned)rs)->sh_size < 2 * sizeof(Elf64_Rela)) {
+        fprintf(stderr, "fixture has fewer than 2 .rela.text entries\n");
+        exit(2);
+    }
+    Elf64_Rela *r = (Elf64_Rela *)(img + t_shdr(img, (unsigned)rs)->sh_offset) + 1;
+    r->r_info = ELF64_R_INFO(ELF64_R_SYM(r->r_info), 0xff);
+    g_rel_offset = r->r_offset;
+    return img;
+}
+
+/* Does `err` name the relocation type, the section and the offset? */
+static int names_reloc(const char *err, unsigned long offset, char *why, size_t whylen)
+{
+    if (!t_mentions_number(err, 0xff)) { snprintf(why, whylen, "error does not name type 255/0xff: %s", err); return 0; }
+    if (!strstr(err, ".text")) { snprintf(why, whylen, "error does not name section .text: %s", err); return 0; }
+    if (!t_mentions_number(err, offset)) { snprintf(why, whylen, "error does not name offset 0x%lx: %s", offset, err); return 0; }
+    return 1;
+}
+
+static int load_unknown(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    unsigned char *img = patched_basic();
+    objrt_unit *u = t_load_mem(ctx, "unknown-reloc.o", img, g_basic_size);
+    free(img);
+    if (u) { snprintf(why, whylen, "object with relocation type 0xff loaded"); objrt_unload(u); return 0; }
+    if (!t_check_error(ctx, "unknown-reloc.o", NULL, why, whylen)) return 0;
+    return names_reloc(objrt_error(ctx), g_rel_offset, why, whylen);
+}
+
+static int load_tls(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_unit *u = t_load_mem(ctx, "tls.o", g_tls, g_tls_size);
+    if (u) { snprintf(why, whylen, "object using TLS loaded (TLS is not supported yet)"); objrt_unload(u); return 0; }
+    if (!t_check_error(ctx, "tls.o", NULL, why, whylen)) return 0;
+    const char *err = objrt_error(ctx);
+    if (!t_contains_ci(err, "TLS") && !t_contains_ci(err, "thread-local") && !t_contains_ci(err, "thread local")) {
+        snprintf(why, whylen, "error does not mention TLS: %s", err);
+        return 0;
+    }
+    if (!t_contains_ci(err, "not supported") && !t_contains_ci(err, "unsupported")) {
+        snprintf(why, whylen, "error does not say TLS is not supported: %s", err);
+        return 0;
+    }
+    return 1;
+}
+
+static int run(void *arg, char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    int ok = t_fails_cleanly(ctx, (t_load_fn)arg, NULL, why, whylen);
+    objrt_free(ctx);
+    return ok;
+}
+
+static int run_control(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = t_load_mem(ctx, "basic.o", g_basic, g_basic_size);
+    if (!u) { snprintf(why, whylen, "unpatched object did not load: %s", objrt_error(ctx)); return 0; }
+    objrt_unload(u);
+    objrt_free(ctx);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) { fprintf(stderr, "usage: %s BASIC.o TLS.o\n", argv[0]); return 2; }
+    g_basic = t_read_file(argv[1], &g_basic_size);
+    g_tls = t_read_file(argv[2], &g_tls_size);
+    free(patched_basic());              /* sets g_rel_offset */
+    char why[256];
+
+    t_case("reloc-control-unpatched-loads", run_control, NULL);
+    /* Negative controls of the message check itself. */
+    char msg[128];
+    snprintf(msg, sizeof msg, "x.o: section .text+0x%lx: unknown relocation type 255", g_rel_offset + 1);
+    t_report("reloc-control-check-rejects-wrong-offset", !names_reloc(msg, g_rel_offset, why, sizeof why),
+             "accepted a message with the wrong offset");
+    snprintf(msg, sizeof msg, "x.o: section .text+0x%lx: unknown relocation type 255", g_rel_offset);
+    t_report("reloc-control-check-accepts-right-message", names_reloc(msg, g_rel_offset, why, sizeof why), "%s", why);
+
+    t_case("reloc-unknown-type-0xff", run, (void *)load_unknown);
+    t_case("reloc-tls-not-supported", run, (void *)load_tls);
+    free(g_basic);
+    free(g_tls);
+    return t_exit_status();
+}

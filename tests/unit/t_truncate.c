@@ -1,0 +1,140 @@
+/*
+ * t_truncate.c - an object cut short anywhere must be refused cleanly.
+ *
+ * usage: t_truncate OBJECT.o TMPDIR
+ * Cuts the object every 64 bytes and at every header/section boundary, loads each prefix
+ * with objrt_load_memory (and a few as files with objrt_load), and requires: NULL, an
+ * error naming the input, no crash, no mapping or heap block left behind. Controls: the
+ * whole object loads; the leftover-mapping check notices a mapping made on purpose.
+ */
+#include "t_common.h"
+
+static unsigned char *g_img;
+static size_t g_size;
+static const char *g_tmp;
+
+struct cut { size_t at; char name[64]; int as_file; };
+
+/* One failing load of the prefix described by `arg` (a struct cut). */
+static int load_prefix(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    struct cut *c = arg;
+    objrt_unit *u;
+    if (c->as_file) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", g_tmp, c->name);
+        t_write_file(path, g_img, c->at);
+        const char *paths[1] = { path };
+        u = objrt_load(ctx, paths, 1);
+    } else {
+        u = t_load_mem(ctx, c->name, g_img, c->at);
+    }
+    if (u) {
+        snprintf(why, whylen, "truncated input of %zu bytes loaded", c->at);
+        objrt_unload(u);
+        return 0;
+    }
+    return t_check_error(ctx, c->name, NULL, why, whylen);
+}
+
+static int run_cut(void *arg, char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    int ok = t_fails_cleanly(ctx, load_prefix, arg, why, whylen);
+    objrt_free(ctx);
+    return ok;
+}
+
+/* Control: the whole object loads and leaves no mapping after unload. */
+static int run_whole(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = t_load_mem(ctx, "whole.o", g_img, g_size);
+    if (!u) { snprintf(why, whylen, "unmodified object did not load: %s", objrt_error(ctx)); return 0; }
+    objrt_unload(u);
+    objrt_free(ctx);
+    return 1;
+}
+
+/* Negative control of the leftover check: a "load" that leaves a mapping behind. */
+static int leaky_load(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)ctx; (void)arg; (void)why; (void)whylen;
+    mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return 1;
+}
+static int run_leaky(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx = objrt_new();
+    int caught = !t_fails_cleanly(ctx, leaky_load, NULL, why, whylen);
+    if (!caught) snprintf(why, whylen, "leftover check did not notice a leaked mapping");
+    return caught;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) { fprintf(stderr, "usage: %s OBJECT TMPDIR\n", argv[0]); return 2; }
+    g_img = t_read_file(argv[1], &g_size);
+    g_tmp = argv[2];
+    char why[1024];
+
+    t_report("truncate-control-whole-object-loads", t_case_quiet(run_whole, NULL, why, sizeof why), "%s", why);
+    t_report("truncate-control-leftover-check-detects", t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
+
+    /* Every place where a header or section starts or ends, plus every 64 bytes. */
+    Elf64_Ehdr *eh = t_ehdr(g_img);
+    size_t cuts[8192], n = 0;
+    size_t fixed[] = { 1, 4, 8, EI_NIDENT - 1, EI_NIDENT, 24, 40, sizeof(Elf64_Ehdr) - 1, sizeof(Elf64_Ehdr) };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) cuts[n++] = fixed[i];
+    for (size_t at = 0; at < g_size; at += 64) cuts[n++] = at;
+    for (unsigned i = 0; i <= eh->e_shnum && n + 4 < 8192; i++) {
+        size_t h = eh->e_shoff + (size_t)i * eh->e_shentsize;
+        cuts[n++] = h;
+        if (h) cuts[n++] = h - 1;
+        if (i < eh->e_shnum && i > 0) {
+            Elf64_Shdr *sh = t_shdr(g_img, i);
+            if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0) continue;
+            cuts[n++] = sh->sh_offset + 1;
+            cuts[n++] = sh->sh_offset + sh->sh_size - 1;
+        }
+    }
+    cuts[n++] = g_size - 1;
+    qsort(cuts, n, sizeof cuts[0], cmp_size);
+
+    /* gcc and clang put the section header table last: every shorter prefix is broken. */
+    if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize != g_size) {
+        t_report("truncate-fixture-layout", 0, "section header table does not end the file");
+        return t_exit_status();
+    }
+
+    int tried = 0, bad = 0, files = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && cuts[i] == cuts[i - 1]) continue;
+        if (cuts[i] >= g_size) continue;
+        struct cut c = { cuts[i], "", 0 };
+        /* Every 8th cut also goes through objrt_load with a file on disk. */
+        c.as_file = (tried % 8) == 0;
+        snprintf(c.name, sizeof c.name, "trunc-at-0x%zx.o", cuts[i]);
+        tried++;
+        files += c.as_file;
+        if (!t_case_quiet(run_cut, &c, why, sizeof why)) {
+            char name[128];
+            snprintf(name, sizeof name, "truncate-%s%s", c.as_file ? "file-" : "", c.name);
+            t_report(name, 0, "%s", why);
+            bad++;
+        }
+    }
+    /* One summary line; every failing cut above has its own FAIL line. */
+    t_report("truncate-all-cuts-refused", bad == 0 && tried > 20,
+             "%d of %d cuts (%d as files) not refused cleanly", bad, tried, files);
+    free(g_img);
+    return t_exit_status();
+}
