@@ -6,7 +6,9 @@
  * byte, so nothing printed may depend on addresses, paths, time or argv[0].
  * -DPERTURB changes exactly one printed line (the suite's negative control).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,170 @@
+/*
+ * objrt_link.c - time linking N relocatable objects (or archives) in-process with objrt.
+ *
+ * usage: objrt_link [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE...
+ *
+ * Same protocol as rtdyld_link.cpp so the numbers compare:
+ *   * every file is read into memory before timing starts; objrt_new() and
+ *     objrt_add_library("m") happen once, outside the timing;
+ *   * one repetition = objrt_load_memory(ctx, inputs, n) -> "link" time (parse, resolve,
+ *     place, relocate, protect, eh_frame registration; the loaded libraries have no
+ *     constructors), then objrt_unload() -> "teardown";
+ *   * after timing, one more unit is loaded and known functions are looked up with
+ *     objrt_unit_sym() and called (-c, see check.c) to prove the linked code works.
+ * Output: one "key=value ..." line per measurement, parsed by bench/link/run.sh.
+ */
+#include <objrt.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void report(const char *what, double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    printf("%s reps=%zu min_us=%.1f median_us=%.1f max_us=%.1f\n", what, n, v[0], median, v[n - 1]);
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, len = 0, got;
+    do {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+    } while (got > 0);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    *size = len;
+    return buf;
+}
+
+static void *lookup(void *cookie, const char *name)
+{
+    return objrt_unit_sym(cookie, name);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 200;
+    double budget_s = 20;
+    const char *what = "none";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            budget_s = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-c") && i + 1 < argc)
+            what = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE...\n", argv[0]);
+            return 2;
+        }
+    }
+    size_t n = (size_t)(argc - i);
+    if (n == 0 || reps < 1) {
+        fprintf(stderr, "objrt_link: no input files\n");
+        return 2;
+    }
+    objrt_input *in = calloc(n, sizeof *in);
+    double *link_us = calloc((size_t)reps, sizeof *link_us);
+    double *total_us = calloc((size_t)reps, sizeof *total_us);
+    if (!in || !link_us || !total_us)
+        return 1;
+    size_t bytes = 0;
+    for (size_t k = 0; k < n; k++) {
+        in[k].name = argv[i + (int)k];
+        in[k].data = read_file(in[k].name, &in[k].size);
+        if (!in[k].data) {
+            perror(in[k].name);
+            return 1;
+        }
+        bytes += in[k].size;
+    }
+    printf("objrt inputs=%zu bytes=%zu\n", n, bytes);
+
+    objrt_ctx *ctx = objrt_new();
+    if (!ctx || objrt_add_library(ctx, "m") != 0) {
+        fprintf(stderr, "objrt_link: setup failed: %s\n", ctx ? objrt_error(ctx) : "out of memory");
+        return 1;
+    }
+    objrt_stats st;
+    memset(&st, 0, sizeof st);
+    int done = 0;
+    double start = now_us();
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_us();
+        objrt_unit *u = objrt_load_memory(ctx, in, n);
+        double t1 = now_us();
+        if (!u) {
+            fprintf(stderr, "objrt_link: load failed: %s\n", objrt_error(ctx));
+            return 1;
+        }
+        if (r == 0)
+            objrt_unit_stats(u, &st);
+        if (objrt_unload(u) != 0) {
+            fprintf(stderr, "objrt_link: unload failed: %s\n", objrt_error(ctx));
+            return 1;
+        }
+        link_us[done] = t1 - t0;
+        total_us[done] = now_us() - t0;
+        done++;
+        if (r >= 4 && (now_us() - start) / 1e6 > budget_s)
+            break;                              /* enough samples within the time budget */
+    }
+    printf("objrt stats objects=%zu relocations=%zu reserved_bytes=%zu used_bytes=%zu got_slots=%zu "
+           "stubs=%zu stubs_used=%zu link_us=%.1f\n", st.objects, st.relocations, st.reserved_bytes,
+           st.used_bytes, st.got_slots, st.stubs, st.stubs_used, st.link_us);
+    report("objrt link", link_us, (size_t)done);
+    report("objrt link+teardown", total_us, (size_t)done);
+
+    objrt_unit *u = objrt_load_memory(ctx, in, n);
+    if (!u) {
+        fprintf(stderr, "objrt_link: load failed: %s\n", objrt_error(ctx));
+        return 1;
+    }
+    int rc = bench_check(what, lookup, u);
+    objrt_unload(u);
+    objrt_free(ctx);
+    for (size_t k = 0; k < n; k++)
+        free((void *)in[k].data);
+    free(in);
+    free(link_us);
+    free(total_us);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,228 @@
+// rtdyld_link.cpp - time linking N relocatable objects in-process with LLVM 14 RuntimeDyld.
+//
+// usage: rtdyld_link [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE.o...
+//
+// Protocol (mirrors objrt_link.c so the numbers compare):
+//   * every file is read into memory before timing starts;
+//   * one repetition = parse each buffer as an ObjectFile, loadObject() it into ONE fresh
+//     RuntimeDyld with a fresh SectionMemoryManager, resolveRelocations(),
+//     registerEHFrames() (objrt registers .eh_frame too), finalizeMemory() (page
+//     permissions) -> "link" time; then deregisterEHFrames() and destroy -> "teardown";
+//   * undefined symbols resolve to the other loaded objects first (RuntimeDyld's own
+//     global table, also consulted by the resolver), then the host via
+//     dlsym(RTLD_DEFAULT) with libm loaded RTLD_GLOBAL;
+//   * after timing, one more link is made and known functions are looked up and called
+//     (-c, see check.c) to prove the linked code works.
+// Output: one "key=value ..." line per measurement, parsed by bench/link/run.sh.
+#include <llvm/ExecutionEngine/JITSymbol.h>
+#include <llvm/ExecutionEngine/RuntimeDyld.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <dlfcn.h>
+
+#include "check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Resolves against the objects of one RuntimeDyld first, then the host process.
+class HostResolver : public llvm::JITSymbolResolver {
+public:
+    llvm::RuntimeDyld *dyld = nullptr;
+    std::string missing;
+
+    void lookup(const LookupSet &symbols, OnResolvedFunction on_resolved) override
+    {
+        LookupResult result;
+        for (llvm::StringRef name : symbols) {
+            if (dyld) {
+                llvm::JITEvaluatedSymbol s = dyld->getSymbol(name);
+                if (s.getAddress()) {
+                    result[name] = s;
+                    continue;
+                }
+            }
+            void *p = dlsym(RTLD_DEFAULT, name.str().c_str());
+            if (!p) {
+                missing = name.str();
+                on_resolved(llvm::make_error<llvm::StringError>("undefined symbol '" + missing + "'",
+                                                                llvm::inconvertibleErrorCode()));
+                return;
+            }
+            result[name] = llvm::JITEvaluatedSymbol(reinterpret_cast<uintptr_t>(p), llvm::JITSymbolFlags::Exported);
+        }
+        on_resolved(std::move(result));
+    }
+
+    // Weak definitions: this object provides the ones nobody loaded earlier defines.
+    llvm::Expected<LookupSet> getResponsibilitySet(const LookupSet &symbols) override
+    {
+        LookupSet mine;
+        for (llvm::StringRef name : symbols)
+            if (!dyld || !dyld->getSymbol(name).getAddress())
+                mine.insert(name);
+        return mine;
+    }
+};
+
+struct Input {
+    std::string path;
+    std::unique_ptr<llvm::MemoryBuffer> buf;
+};
+
+// One linked image: keeps the memory manager and dyld alive while the code is used.
+struct Image {
+    std::unique_ptr<llvm::SectionMemoryManager> mm;
+    HostResolver resolver;
+    std::unique_ptr<llvm::RuntimeDyld> dyld;
+    std::string error;
+};
+
+bool link_all(const std::vector<Input> &inputs, Image &img)
+{
+    img.mm = std::make_unique<llvm::SectionMemoryManager>();
+    img.dyld = std::make_unique<llvm::RuntimeDyld>(*img.mm, img.resolver);
+    img.resolver.dyld = img.dyld.get();
+    for (const Input &in : inputs) {
+        auto obj = llvm::object::ObjectFile::createObjectFile(in.buf->getMemBufferRef());
+        if (!obj) {
+            img.error = in.path + ": " + llvm::toString(obj.takeError());
+            return false;
+        }
+        if (!img.dyld->loadObject(**obj)) {
+            img.error = in.path + ": " + img.dyld->getErrorString().str();
+            return false;
+        }
+        if (img.dyld->hasError()) {
+            img.error = in.path + ": " + img.dyld->getErrorString().str();
+            return false;
+        }
+    }
+    img.dyld->resolveRelocations();
+    if (img.dyld->hasError()) {
+        img.error = "resolveRelocations: " + img.dyld->getErrorString().str();
+        return false;
+    }
+    img.dyld->registerEHFrames();
+    std::string err;
+    if (img.mm->finalizeMemory(&err)) {
+        img.error = "finalizeMemory: " + err;
+        return false;
+    }
+    return true;
+}
+
+void teardown(Image &img)
+{
+    if (img.dyld)
+        img.dyld->deregisterEHFrames();
+    img.dyld.reset();
+    img.mm.reset();
+}
+
+void *lookup(void *cookie, const char *name)
+{
+    auto *img = static_cast<Image *>(cookie);
+    return reinterpret_cast<void *>(img->dyld->getSymbol(name).getAddress());
+}
+
+double us_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+void report(const char *what, std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    std::printf("%s reps=%zu min_us=%.1f median_us=%.1f max_us=%.1f\n", what, n, v[0], median, v[n - 1]);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    int reps = 30;
+    double budget_s = 20;
+    std::string what = "none";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!std::strcmp(argv[i], "-r") && i + 1 < argc)
+            reps = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "-t") && i + 1 < argc)
+            budget_s = std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "-c") && i + 1 < argc)
+            what = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE.o...\n", argv[0]);
+            return 2;
+        }
+    }
+    if (i == argc) {
+        std::fprintf(stderr, "rtdyld_link: no input files\n");
+        return 2;
+    }
+    llvm::InitializeNativeTarget();
+    if (!dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL)) {
+        std::fprintf(stderr, "rtdyld_link: dlopen libm: %s\n", dlerror());
+        return 1;
+    }
+
+    std::vector<Input> inputs;
+    size_t bytes = 0;
+    for (; i < argc; i++) {
+        auto buf = llvm::MemoryBuffer::getFile(argv[i]);
+        if (!buf) {
+            std::fprintf(stderr, "rtdyld_link: %s: %s\n", argv[i], buf.getError().message().c_str());
+            return 1;
+        }
+        bytes += (*buf)->getBufferSize();
+        inputs.push_back({argv[i], std::move(*buf)});
+    }
+    std::printf("rtdyld inputs=%zu bytes=%zu\n", inputs.size(), bytes);
+
+    std::vector<double> link_us, total_us;
+    auto start = Clock::now();
+    for (int r = 0; r < reps; r++) {
+        Image img;
+        auto t0 = Clock::now();
+        bool ok = link_all(inputs, img);
+        double l = us_since(t0);
+        teardown(img);
+        double t = us_since(t0);
+        if (!ok) {
+            std::fprintf(stderr, "rtdyld_link: link failed: %s\n", img.error.c_str());
+            return 1;
+        }
+        link_us.push_back(l);
+        total_us.push_back(t);
+        if (r >= 4 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s)
+            break;                              // enough samples within the time budget
+    }
+    report("rtdyld link", link_us);
+    report("rtdyld link+teardown", total_us);
+
+    Image img;
+    if (!link_all(inputs, img)) {
+        std::fprintf(stderr, "rtdyld_link: link failed: %s\n", img.error.c_str());
+        return 1;
+    }
+    bool ok = bench_check(what.c_str(), lookup, &img) == 0;
+    teardown(img);
+    return ok ? 0 : 1;
+}
