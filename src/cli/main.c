@@ -1,0 +1,184 @@
+/*
+ * objrt - command-line front end of the loader.
+ *
+ *   objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]
+ *   objrt layout [--page-size N] FILE...
+ *
+ * Exit status: `run` exits with the program's own status; 125 when objrt itself fails
+ * (usage, load or link error, with a message on stderr); 127 when the entry symbol is
+ * missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objrt.h"
+
+#define EXIT_OBJRT 125
+#define EXIT_NOENTRY 127
+
+static const char usage[] =
+    "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]\n"
+    "       objrt layout [--page-size N] FILE...\n"
+    "\n"
+    "run     link the ELF relocatable objects and ar archives FILE... as one unit in this\n"
+    "        process and call main(argc, argv) (argv[0] is the first FILE, then ARGs), or\n"
+    "        int SYMBOL(void) with -e; exit with its return value after running destructors\n"
+    "        and flushing stdio, as a normal exit would.\n"
+    "          -e SYMBOL       entry point instead of main\n"
+    "          -l LIB          make a shared library's symbols available (-l m, -l stdc++)\n"
+    "          --stats         print link statistics to stderr, one line\n"
+    "          --page-size N   plan with N-byte pages (4096, 16384, 65536)\n"
+    "layout  print where every section, the GOT and the stubs would go, each permission\n"
+    "        group's size, bytes lost to alignment and page rounding, and for every\n"
+    "        relocation type the farthest value used against its limit.\n"
+    "\n"
+    "exit status: the program's own; 125 if objrt fails (usage, load or link error);\n"
+    "127 if the entry symbol is not defined.\n";
+
+typedef struct args {
+    const char *entry;
+    const char **libs, **files;
+    int nlibs, nfiles;
+    char **prog_args;
+    int nprog;
+    int stats;
+    size_t page_size;
+} args;
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    a->libs = calloc((size_t)argc, sizeof *a->libs);
+    a->files = calloc((size_t)argc, sizeof *a->files);
+    if (!a->libs || !a->files)
+        return -1;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--") == 0) {
+            a->prog_args = argv + i + 1;
+            a->nprog = argc - i - 1;
+            break;
+        } else if (strcmp(s, "-e") == 0 && i + 1 < argc) {
+            a->entry = argv[++i];
+        } else if (strcmp(s, "-l") == 0 && i + 1 < argc) {
+            a->libs[a->nlibs++] = argv[++i];
+        } else if (strncmp(s, "-l", 2) == 0 && s[2]) {
+            a->libs[a->nlibs++] = s + 2;
+        } else if (strcmp(s, "--stats") == 0) {
+            a->stats = 1;
+        } else if (strcmp(s, "--page-size") == 0 && i + 1 < argc) {
+            a->page_size = strtoul(argv[++i], NULL, 0);
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "objrt: unknown option '%s'\n%s", s, usage);
+            return -1;
+        } else {
+            a->files[a->nfiles++] = s;
+        }
+    }
+    if (a->nfiles == 0) {
+        fprintf(stderr, "objrt: no input files\n%s", usage);
+        return -1;
+    }
+    return 0;
+}
+
+static objrt_ctx *make_ctx(const args *a)
+{
+    objrt_ctx *ctx = objrt_new();
+    if (!ctx) {
+        fprintf(stderr, "objrt: out of memory\n");
+        return NULL;
+    }
+    objrt_options opt = { .page_size = a->page_size };
+    if (objrt_set_options(ctx, &opt)) {
+        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+        objrt_free(ctx);
+        return NULL;
+    }
+    for (int i = 0; i < a->nlibs; i++)
+        if (objrt_add_library(ctx, a->libs[i])) {
+            fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+            objrt_free(ctx);
+            return NULL;
+        }
+    return ctx;
+}
+
+static objrt_ctx *run_ctx;
+
+/* Registered before the program runs, so it runs after the program's own atexit
+ * handlers, as a static executable's destructors would: then stdio is flushed by exit. */
+static void unload_at_exit(void)
+{
+    objrt_free(run_ctx);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    args a = { 0 };
+    if (parse_args(argc, argv, &a))
+        return EXIT_OBJRT;
+    objrt_ctx *ctx = make_ctx(&a);
+    if (!ctx)
+        return EXIT_OBJRT;
+    objrt_unit *u = objrt_load(ctx, a.files, (size_t)a.nfiles);
+    if (!u) {
+        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+        objrt_free(ctx);
+        return EXIT_OBJRT;
+    }
+    if (a.stats) {
+        objrt_stats s;
+        objrt_unit_stats(u, &s);
+        fprintf(stderr, "objrt: link_us=%.1f objects=%zu relocations=%zu reserved_bytes=%zu "
+                "used_bytes=%zu\n", s.link_us, s.objects, s.relocations, s.reserved_bytes,
+                s.used_bytes);
+    }
+    const char *entry = a.entry ? a.entry : "main";
+    void *fn = objrt_unit_sym(u, entry);
+    if (!fn) {
+        fprintf(stderr, "objrt: entry symbol '%s' is not defined by the inputs\n", entry);
+        objrt_free(ctx);
+        return EXIT_NOENTRY;
+    }
+    run_ctx = ctx;
+    atexit(unload_at_exit);
+    if (a.entry)
+        exit(((int (*)(void))fn)());
+    char **pargv = calloc((size_t)a.nprog + 2, sizeof *pargv);
+    if (!pargv)
+        return EXIT_OBJRT;
+    pargv[0] = (char *)a.files[0];
+    for (int i = 0; i < a.nprog; i++)
+        pargv[i + 1] = a.prog_args[i];
+    exit(((int (*)(int, char **))fn)(a.nprog + 1, pargv));
+}
+
+static int cmd_layout(int argc, char **argv)
+{
+    args a = { 0 };
+    if (parse_args(argc, argv, &a))
+        return EXIT_OBJRT;
+    objrt_ctx *ctx = make_ctx(&a);
+    if (!ctx)
+        return EXIT_OBJRT;
+    int rc = objrt_layout_report(ctx, a.files, (size_t)a.nfiles, stdout);
+    if (rc)
+        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+    objrt_free(ctx);
+    return rc ? EXIT_OBJRT : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "layout") == 0)
+        return cmd_layout(argc - 2, argv + 2);
+    fputs(usage, stderr);
+    return EXIT_OBJRT;
+}

@@ -1,0 +1,87 @@
+/*
+ * arch.h - what an architecture backend supplies: a table describing each relocation type
+ * and the encoders that put a checked value into its field. The generic driver
+ * (relocate.c) computes every value from the formula named here and applies the one
+ * overflow rule (objrt_value_fits); a backend never decides ranges on its own.
+ */
+#ifndef OBJRT_ARCH_H
+#define OBJRT_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The value of a relocation, in the notation of the psABI documents:
+ * S symbol, A addend, P place, G address of the symbol's GOT slot, GOT the GOT base,
+ * L the symbol's stub, Page(x) = x & ~0xfff (always 4 KiB, whatever the OS page size). */
+enum objrt_formula {
+    F_NONE,             /* nothing to write */
+    F_ABS,              /* S + A */
+    F_PCREL,            /* S + A - P */
+    F_BRANCH,           /* S + A - P, or L - P when S + A is out of reach */
+    F_GOT_PCREL,        /* G + A - P */
+    F_GOT_ABS,          /* G + A: absolute slot address (low bits taken by the encoder) */
+    F_GOT_OFFSET,       /* G - GOT + A: slot offset within the GOT */
+    F_GOTOFF,           /* S + A - GOT */
+    F_GOTPC,            /* GOT + A - P */
+    F_PLTOFF,           /* L - GOT + A (S - GOT + A when S is part of the unit) */
+    F_PAGE_PCREL,       /* Page(S + A) - Page(P) */
+    F_GOT_PAGE_PCREL,   /* Page(G) - Page(P) */
+    F_TLS,              /* known thread-local type: refused with "not supported yet" */
+};
+
+enum objrt_check {
+    C_NONE,             /* any value fits (64-bit fields, _NC forms) */
+    C_SIGNED,           /* -2^(bits-1) <= v < 2^(bits-1) */
+    C_UNSIGNED,         /* 0 <= v < 2^bits */
+    C_EITHER,           /* fits as signed or as unsigned (AArch64 ABS16/32, PREL16/32) */
+};
+
+typedef struct objrt_howto {
+    const char *name;
+    uint8_t formula;
+    uint8_t check;
+    uint8_t bits;       /* range of the value for `check` */
+    uint8_t align;      /* value must be a multiple of this (branch targets, LDST scale); 0 = 1 */
+    uint8_t field;      /* backend-specific: which encoder writes the value */
+    uint8_t shift;      /* backend-specific: part of the value the field holds */
+    uint8_t size;       /* bytes at P the encoder reads/writes */
+} objrt_howto;
+
+struct objrt_arch {
+    const char *name;
+    uint16_t machine;               /* e_machine */
+    uint32_t stub_size, stub_align; /* one call stub: jumps through the target's GOT slot */
+    uint64_t branch_reach;          /* calls farther than this need a stub */
+    const objrt_howto *(*howto)(uint32_t type);        /* NULL for unknown types */
+    void (*write)(const objrt_howto *h, uint8_t *loc, uint64_t value);
+    void (*emit_stub)(uint8_t *stub, uint64_t stub_addr, uint64_t slot_addr);
+    /* Part of the addend a GOT slot or stub bakes into its target: 0 on x86_64 (the
+     * addend of PLT32/GOTPCREL corrects for the instruction length, P-relative); all of it
+     * on AArch64, where the slot holds GDAT(S + A). */
+    int64_t (*slot_addend)(const objrt_howto *h, int64_t addend);
+};
+
+extern const struct objrt_arch objrt_arch_x86_64;
+extern const struct objrt_arch objrt_arch_aarch64;
+
+const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
+
+/* The one overflow rule: does `v` fit the field described by `h`? */
+static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
+{
+    int64_t s = (int64_t)v;
+    if (h->align > 1 && (v & (uint64_t)(h->align - 1)))
+        return 0;
+    if (h->check == C_NONE || h->bits >= 64)
+        return 1;
+    int64_t smin = -((int64_t)1 << (h->bits - 1)), smax = ((int64_t)1 << (h->bits - 1)) - 1;
+    uint64_t umax = ((uint64_t)1 << h->bits) - 1;
+    switch (h->check) {
+    case C_SIGNED:   return s >= smin && s <= smax;
+    case C_UNSIGNED: return v <= umax;
+    case C_EITHER:   return (s >= smin && s <= smax) || v <= umax;
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * arch_x86_64.c - x86-64 psABI relocations: the table, the data encoders and the call stub.
+ * Every x86-64 field is a little-endian 32- or 64-bit datum, so the encoder is trivial; the
+ * table carries the meaning (formula from the psABI's "Relocation Types" table).
+ */
+#include <string.h>
+
+#include <elf.h>
+
+#include "loader/arch.h"
+
+#define R(t, f, c, b, sz) [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz }
+#define TLS(t) [R_X86_64_##t] = { "R_X86_64_" #t, F_TLS, C_NONE, 0, 0, 0, 0, 0 }
+
+static const objrt_howto x86_64_howtos[] = {
+    R(NONE,          F_NONE,       C_NONE,     0,  0),
+    R(64,            F_ABS,        C_NONE,     64, 8),
+    R(32,            F_ABS,        C_UNSIGNED, 32, 4),  /* zero-extended by the CPU */
+    R(32S,           F_ABS,        C_SIGNED,   32, 4),  /* sign-extended by the CPU */
+    R(PC32,          F_PCREL,      C_SIGNED,   32, 4),
+    R(PLT32,         F_BRANCH,     C_SIGNED,   32, 4),
+    R(PC64,          F_PCREL,      C_NONE,     64, 8),
+    R(GOT32,         F_GOT_OFFSET, C_SIGNED,   32, 4),
+    R(GOTPCREL,      F_GOT_PCREL,  C_SIGNED,   32, 4),
+    R(GOTPCRELX,     F_GOT_PCREL,  C_SIGNED,   32, 4),
+    R(REX_GOTPCRELX, F_GOT_PCREL,  C_SIGNED,   32, 4),
+    R(GOTPCREL64,    F_GOT_PCREL,  C_NONE,     64, 8),
+    R(GOTOFF64,      F_GOTOFF,     C_NONE,     64, 8),
+    R(GOTPC32,       F_GOTPC,      C_SIGNED,   32, 4),
+    R(GOTPC64,       F_GOTPC,      C_NONE,     64, 8),
+    R(GOT64,         F_GOT_OFFSET, C_NONE,     64, 8),
+    R(PLTOFF64,      F_PLTOFF,     C_NONE,     64, 8),
+    TLS(DTPMOD64), TLS(DTPOFF64), TLS(TPOFF64), TLS(TLSGD), TLS(TLSLD), TLS(DTPOFF32),
+    TLS(GOTTPOFF), TLS(TPOFF32), TLS(GOTPC32_TLSDESC), TLS(TLSDESC_CALL), TLS(TLSDESC),
+};
+
+static const objrt_howto *x86_64_howto(uint32_t type)
+{
+    if (type >= sizeof x86_64_howtos / sizeof x86_64_howtos[0] || !x86_64_howtos[type].name)
+        return NULL;
+    return &x86_64_howtos[type];
+}
+
+static void x86_64_write(const objrt_howto *h, uint8_t *loc, uint64_t value)
+{
+    uint32_t v32 = (uint32_t)value;
+    if (h->size == 8)
+        memcpy(loc, &value, 8);
+    else if (h->size == 4)
+        memcpy(loc, &v32, 4);
+}
+
+/* jmp *slot(%rip); int3; int3 -- the GOT slot is in the same reservation, so rel32 reaches. */
+static void x86_64_emit_stub(uint8_t *stub, uint64_t stub_addr, uint64_t slot_addr)
+{
+    int32_t rel = (int32_t)(slot_addr - (stub_addr + 6));
+    stub[0] = 0xff;
+    stub[1] = 0x25;
+    memcpy(stub + 2, &rel, 4);
+    stub[6] = stub[7] = 0xcc;
+}
+
+static int64_t x86_64_slot_addend(const objrt_howto *h, int64_t addend)
+{
+    (void)h;
+    (void)addend;
+    return 0;
+}
+
+const struct objrt_arch objrt_arch_x86_64 = {
+    .name = "x86_64",
+    .machine = EM_X86_64,
+    .stub_size = 8,
+    .stub_align = 8,
+    .branch_reach = (uint64_t)1 << 31,
+    .howto = x86_64_howto,
+    .write = x86_64_write,
+    .emit_stub = x86_64_emit_stub,
+    .slot_addend = x86_64_slot_addend,
+};

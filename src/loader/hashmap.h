@@ -1,0 +1,31 @@
+/* hashmap.h - the two small open-addressing maps the linker needs: names and slot keys. */
+#ifndef OBJRT_HASHMAP_H
+#define OBJRT_HASHMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct objrt_strmap {   /* const char * (not owned) -> uint32_t */
+    const char **keys;
+    uint32_t *vals;
+    uint32_t *hashes;
+    size_t cap, n;
+} objrt_strmap;
+
+typedef struct objrt_keymap {   /* (uint64_t id, int64_t addend) -> uint32_t */
+    uint64_t *ids;
+    int64_t *addends;
+    uint32_t *vals;             /* UINT32_MAX marks an empty slot */
+    size_t cap, n;
+} objrt_keymap;
+
+/* Lookups return UINT32_MAX when absent. Inserts return 0, or -1 when out of memory. */
+uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key);
+int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val);
+void objrt_strmap_free(objrt_strmap *m);
+
+uint32_t objrt_keymap_get(const objrt_keymap *m, uint64_t id, int64_t addend);
+int objrt_keymap_put(objrt_keymap *m, uint64_t id, int64_t addend, uint32_t val);
+void objrt_keymap_free(objrt_keymap *m);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * input.c - turn files and buffers into objects: map files, split ar archives into
+ * members. Archive members are parsed now (so a malformed member is reported by name)
+ * but join the unit only when resolve.c pulls them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader/internal.h"
+
+#define AR_MAGIC "!<arch>\n"
+#define AR_HDR 60
+
+static objrt_blob *push_blob(objrt_link *l, void *map, size_t size)
+{
+    objrt_blob *b = realloc(l->blobs, (l->nblobs + 1) * sizeof *b);
+    if (!b)
+        return NULL;
+    l->blobs = b;
+    b[l->nblobs] = (objrt_blob){ map, size };
+    return &b[l->nblobs++];
+}
+
+/* ELF structures are read in place, so the bytes must be 8-byte aligned; ar members
+ * and caller buffers may not be. Misaligned bytes are copied into an owned buffer. */
+static const uint8_t *aligned_bytes(objrt_link *l, const uint8_t *data, size_t size)
+{
+    if (((uintptr_t)data & 7) == 0)
+        return data;
+    void *copy = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED || !push_blob(l, copy, size)) {
+        if (copy != MAP_FAILED)
+            munmap(copy, size);
+        objrt_fail(l->ctx, "out of memory copying %zu bytes", size);
+        return NULL;
+    }
+    memcpy(copy, data, size);
+    return copy;
+}
+
+static int parse_decimal(const char *p, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    while (i < n && p[i] == ' ')
+        i++;
+    if (i == n || p[i] < '0' || p[i] > '9')
+        return -1;
+    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(p[i] - '0');
+    }
+    for (; i < n; i++)
+        if (p[i] != ' ')
+            return -1;
+    *out = v;
+    return 0;
+}
+
+/* Member name: "name/" (short), "/123" (offset into the "//" table), terminated by '/'. */
+static int member_name(objrt_link *l, const char *ar, const char *hdr, const char *longnames,
+                       size_t longsz, char *out, size_t outsz)
+{
+    const char *s = hdr;
+    size_t max = 16;
+    if (hdr[0] == '/' && hdr[1] >= '0' && hdr[1] <= '9') {
+        uint64_t off;
+        size_t n = 1;
+        while (n < 16 && hdr[n] >= '0' && hdr[n] <= '9')
+            n++;
+        if (parse_decimal(hdr + 1, n - 1, &off) || !longnames || off >= longsz)
+            return objrt_fail(l->ctx, "%s: bad long member name reference '%.16s'", ar, hdr);
+        s = longnames + off;
+        max = longsz - off;
+    }
+    size_t n = 0;
+    while (n < max && s[n] != '/' && s[n] != '\n' && s[n] != '\0')
+        n++;
+    if (n >= outsz)
+        n = outsz - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return 0;
+}
+
+static int add_archive(objrt_link *l, const char *name, const uint8_t *data, size_t size)
+{
+    const char *longnames = NULL;
+    size_t longsz = 0;
+    for (size_t off = 8; off < size; off += off & 1) {
+        if (size - off < AR_HDR)
+            return objrt_fail(l->ctx, "%s: truncated archive member header at offset 0x%zx",
+                              name, off);
+        const char *h = (const char *)data + off;
+        uint64_t msize;
+        if (h[58] != '`' || h[59] != '\n' || parse_decimal(h + 48, 10, &msize))
+            return objrt_fail(l->ctx, "%s: corrupt archive member header at offset 0x%zx",
+                              name, off);
+        off += AR_HDR;
+        if (msize > size - off)
+            return objrt_fail(l->ctx, "%s: archive member at offset 0x%zx claims %llu bytes, "
+                              "only %zu remain", name, off - AR_HDR,
+                              (unsigned long long)msize, size - off);
+        const uint8_t *m = data + off;
+        off += msize;
+        if (memcmp(h, "//", 2) == 0) {
+            longnames = (const char *)m;
+            longsz = msize;
+            continue;
+        }
+        if (h[0] == '/' && (h[1] == ' ' || memcmp(h, "/SYM64/", 7) == 0))
+            continue;               /* symbol index: we index members ourselves */
+        char mname[256], full[512];
+        if (member_name(l, name, h, longnames, longsz, mname, sizeof mname))
+            return -1;
+        snprintf(full, sizeof full, "%s(%s)", name, mname);
+        const uint8_t *bytes = aligned_bytes(l, m, msize);
+        objrt_obj *o;
+        if (!bytes || objrt_parse_object(l, full, bytes, msize, false, &o))
+            return -1;
+    }
+    return 0;
+}
+
+static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_t size)
+{
+    if (size >= 8 && memcmp(data, AR_MAGIC, 8) == 0)
+        return add_archive(l, name, data, size);
+    if (size >= 8 && memcmp(data, "!<thin>\n", 8) == 0)
+        return objrt_fail(l->ctx, "%s: thin archives are not supported (members are not inside it)",
+                          name);
+    const uint8_t *bytes = aligned_bytes(l, data, size);
+    objrt_obj *o;
+    return bytes ? objrt_parse_object(l, name, bytes, size, true, &o) : -1;
+}
+
+int objrt_input_add_file(objrt_link *l, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return objrt_fail(l->ctx, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return objrt_fail(l->ctx, "%s: not a regular file", path);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return objrt_fail(l->ctx, "%s: empty file", path);
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int err = errno;
+    close(fd);
+    if (map == MAP_FAILED)
+        return objrt_fail(l->ctx, "%s: cannot map: %s", path, strerror(err));
+    if (!push_blob(l, map, (size_t)st.st_size)) {
+        munmap(map, (size_t)st.st_size);
+        return objrt_fail(l->ctx, "out of memory");
+    }
+    return add_bytes(l, path, map, (size_t)st.st_size);
+}
+
+int objrt_input_add_memory(objrt_link *l, const objrt_input *in)
+{
+    const char *name = in->name ? in->name : "<memory>";
+    if (!in->data || in->size == 0)
+        return objrt_fail(l->ctx, "%s: empty input", name);
+    return add_bytes(l, name, in->data, in->size);
+}

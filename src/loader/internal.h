@@ -1,0 +1,209 @@
+/*
+ * internal.h - the data one load carries through the pipeline
+ *
+ *   input.c    bytes: files mapped, archives split into members
+ *   parse.c    ELF validated into objrt_obj (no side effects)
+ *   resolve.c  every undefined symbol bound; archive members pulled to a fixed point
+ *   plan.c     exact layout: offsets, GOT and stub counts, groups, the placement window
+ *   place.c    one reservation inside that window
+ *   relocate.c every relocation applied through the architecture's table (arch_*.c)
+ *   protect.c  final permissions, icache, unwind registration
+ *   init.c     constructors and destructors
+ *   unit.c     what stays after a load: the unit's symbols and memory
+ *   api.c      the public entry points that run the pipeline
+ */
+#ifndef OBJRT_INTERNAL_H
+#define OBJRT_INTERNAL_H
+
+#include <elf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "objrt.h"
+#include "loader/hashmap.h"
+
+#define OBJRT_NONE UINT32_MAX
+
+typedef struct objrt_arch objrt_arch;
+typedef struct objrt_howto objrt_howto;
+
+/* ---- errors (error.c) ---- */
+/* Record the calling thread's error on ctx; always returns -1 for `return objrt_fail(...)`. */
+int objrt_fail(objrt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- inputs (input.c) ---- */
+typedef struct objrt_blob {     /* one mapped input file, released at the end of a load */
+    void *map;
+    size_t size;
+} objrt_blob;
+
+/* ---- a parsed relocatable object (parse.c) ---- */
+typedef struct objrt_obj {
+    char *name;                 /* "a.o" or "lib.a(m.o)", owned */
+    const uint8_t *data;
+    size_t size;
+    const Elf64_Shdr *sh;
+    size_t shnum;
+    const char *shstr;          /* section names, bounds-checked */
+    size_t shstrsz;
+    const Elf64_Sym *syms;
+    size_t nsyms;
+    size_t first_global;        /* symtab sh_info */
+    const char *str;            /* symbol names, last byte is NUL */
+    size_t strsz;
+    const Elf32_Word *xindex;   /* SHT_SYMTAB_SHNDX, or NULL */
+    bool pulled;                /* part of the unit (archive members start false) */
+    uint32_t index;             /* position in objrt_link.objs */
+    /* filled by resolve/plan */
+    uint32_t *gsym;             /* global symbol index of symbol first_global + i */
+    uint64_t *sec_off;          /* offset of each section in the reservation */
+    uint8_t *sec_placed;        /* 1 if the section is part of the image */
+} objrt_obj;
+
+const char *objrt_sec_name(const objrt_obj *o, size_t shndx);
+const char *objrt_sym_name(const objrt_obj *o, size_t symidx);
+/* Section index of a symbol, following SHN_XINDEX. */
+uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx);
+
+/* ---- global symbols of the unit being linked (resolve.c) ---- */
+enum objrt_gstate {
+    G_UNDEF,        /* referenced, not yet defined */
+    G_DEF,          /* defined by an object of the unit (strong, weak or unique) */
+    G_COMMON,       /* tentative definition, allocated by the plan */
+    G_EXTERNAL,     /* bound outside the unit: addr is final */
+    G_SPECIAL,      /* defined by the loader: _GLOBAL_OFFSET_TABLE_, __dso_handle */
+};
+
+typedef struct objrt_gsym {
+    const char *name;
+    uint32_t obj, sym;          /* defining (or first referencing) object and symbol */
+    uint8_t state;
+    uint8_t bind;               /* binding of the definition */
+    bool strong_ref;            /* some reference is not weak: archives may be searched */
+    uint64_t addr;              /* G_EXTERNAL now; unit symbols after placement */
+    uint64_t common_size, common_align, common_off;
+} objrt_gsym;
+
+/* ---- the plan (plan.c) ---- */
+enum objrt_group { GRP_RX, GRP_R, GRP_RW, GRP_COUNT };
+
+typedef struct objrt_slotkey {  /* a GOT slot or stub target: symbol identity + addend */
+    uint64_t id;                /* gsym index | 1<<63, or (obj << 32 | symidx) for locals */
+    int64_t addend;
+} objrt_slotkey;
+
+enum objrt_item_kind { IT_SECTION, IT_EH_FRAME, IT_COMMON, IT_GOT, IT_STUBS };
+
+typedef struct objrt_item {     /* one thing the plan placed: for reports and registration */
+    uint8_t kind, group;
+    uint32_t obj, shndx;        /* IT_SECTION, IT_EH_FRAME */
+    uint64_t off, size, align;
+} objrt_item;
+
+typedef struct objrt_plan {
+    objrt_item *items;
+    size_t nitems, capitems;
+    bool got_base_used;                  /* GOTOFF/GOTPC forms need a GOT address */
+    bool internal_stubs;                 /* the unit may exceed the direct branch reach */
+    size_t page;                         /* granule every group starts on */
+    uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
+    uint64_t total;                      /* the reservation, exactly */
+    uint64_t used;                       /* bytes of content, without padding */
+    uint64_t got_off, stub_off, common_off;
+    size_t got_slots, stubs;
+    objrt_keymap got_map, stub_map;      /* slotkey -> index */
+    objrt_slotkey *got_keys, *stub_keys; /* index -> key (to fill them) */
+    uint64_t win_lo, win_hi;             /* the reservation base must lie in [lo, hi] */
+    const char *win_lo_why, *win_hi_why; /* symbols that set each bound, for messages */
+    size_t relocations;
+} objrt_plan;
+
+/* ---- one load in progress ---- */
+typedef struct objrt_link {
+    objrt_ctx *ctx;
+    const objrt_arch *arch;
+    objrt_blob *blobs;
+    size_t nblobs;
+    objrt_obj **objs;           /* every parsed object; pulled ones form the unit */
+    size_t nobjs, capobjs;
+    objrt_gsym *gsyms;
+    size_t ngsyms, capgsyms;
+    objrt_strmap gmap;          /* name -> gsym index */
+    objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
+    objrt_plan plan;
+    uint8_t *base;              /* the reservation, once placed */
+    bool dry_run;               /* layout report: compute, check, never write */
+    size_t stubs_used;          /* calls that went through a stub */
+    struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
+} objrt_link;
+
+/* ---- what stays after a load (unit.c) ---- */
+typedef struct objrt_fnlist {   /* constructors or destructors, in call order */
+    uintptr_t *fn;
+    size_t n;
+} objrt_fnlist;
+
+struct objrt_unit {
+    objrt_ctx *ctx;
+    objrt_unit *prev, *next;    /* context's list, newest at head */
+    uint8_t *base;
+    size_t size;
+    uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
+    objrt_strmap syms;          /* name -> index into addrs (globals, then unshadowed locals) */
+    uint64_t *addrs;
+    char *names;                /* string pool owning the names in `syms` */
+    uint64_t *eh_frames;        /* registered .eh_frame addresses */
+    size_t neh;
+    objrt_fnlist dtors;
+    objrt_stats stats;
+    bool finalized;
+};
+
+/* ---- the context (api.c) ---- */
+struct objrt_ctx {
+    pthread_mutex_t lock;       /* serialises loads, unloads and lookups */
+    pthread_key_t err_key;      /* per-thread error buffer */
+    objrt_unit *units;          /* newest first */
+    objrt_strmap defined;       /* objrt_define(): name -> index into defined_addr */
+    void **defined_addr;
+    size_t ndefined, capdefined;
+    void **libs;                /* dlopen handles, in the order added */
+    size_t nlibs;
+    objrt_options opt;
+};
+
+/* Pipeline stages; each returns 0 or -1 with the error recorded on link->ctx. */
+int objrt_input_add_file(objrt_link *l, const char *path);
+int objrt_input_add_memory(objrt_link *l, const objrt_input *in);
+int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                       bool pulled, objrt_obj **out);
+int objrt_resolve(objrt_link *l);
+int objrt_plan_layout(objrt_link *l);
+int objrt_place(objrt_link *l);
+int objrt_relocate(objrt_link *l);
+int objrt_protect(objrt_link *l, objrt_unit *u);
+int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
+void objrt_run_fns(const objrt_fnlist *fns);
+void objrt_unprotect_release(objrt_unit *u);
+
+/* Shared helpers */
+bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target);
+void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size);
+int objrt_push_obj(objrt_link *l, objrt_obj *o);
+/* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
+ * base + offset, so with base 0 (before placement) it is the offset in the reservation.
+ * Returns -1 when the symbol lies in a section that is not part of the image. */
+int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
+                   bool *fixed);
+void objrt_obj_free(objrt_obj *o);
+objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx);
+const objrt_arch *objrt_host_arch(void);
+void *objrt_lookup_external(objrt_ctx *ctx, const char *name);
+int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u);
+void objrt_link_release(objrt_link *l);
+
+static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+#endif

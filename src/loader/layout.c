@@ -1,0 +1,89 @@
+/*
+ * layout.c - `objrt layout`: run the pipeline up to relocation without writing, and
+ * report where everything goes and how close every relocation form comes to its limit.
+ * The objects may be of another architecture than the host (planning needs no CPU).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "loader/arch.h"
+#include "loader/internal.h"
+#include "loader/reach.h"
+
+static const char *group_name[GRP_COUNT] = { "RX", "R", "RW" };
+
+static void print_items(const objrt_link *l, FILE *out)
+{
+    const objrt_plan *p = &l->plan;
+    fprintf(out, "%-6s %-12s %-10s %-6s %s\n", "group", "address", "size", "align", "what");
+    for (int g = 0; g < GRP_COUNT; g++)
+        for (size_t i = 0; i < p->nitems; i++) {
+            const objrt_item *it = &p->items[i];
+            if (it->group != g)
+                continue;
+            char what[600];
+            switch (it->kind) {
+            case IT_GOT:   snprintf(what, sizeof what, "GOT (%zu slots)", p->got_slots); break;
+            case IT_STUBS: snprintf(what, sizeof what, "stubs (%zu)", p->stubs); break;
+            case IT_COMMON: snprintf(what, sizeof what, "COMMON %s", l->gsyms[it->obj].name); break;
+            default:
+                snprintf(what, sizeof what, "%s %s%s", l->objs[it->obj]->name,
+                         objrt_sec_name(l->objs[it->obj], it->shndx),
+                         it->kind == IT_EH_FRAME ? " (+4 terminator)" : "");
+            }
+            fprintf(out, "%-6s %#-12llx %#-10llx %-6llu %s\n", group_name[g],
+                    (unsigned long long)((uintptr_t)l->base + it->off),
+                    (unsigned long long)it->size, (unsigned long long)it->align, what);
+        }
+}
+
+static void print_groups(const objrt_link *l, FILE *out)
+{
+    const objrt_plan *p = &l->plan;
+    uint64_t padding = p->total - p->used;
+    fprintf(out, "\nreservation: %#llx bytes at %p, page size %zu (window [%#llx, %#llx])\n",
+            (unsigned long long)p->total, (void *)l->base, p->page,
+            (unsigned long long)p->win_lo, (unsigned long long)p->win_hi);
+    for (int g = 0; g < GRP_COUNT; g++)
+        fprintf(out, "  %-3s offset %#-10llx size %#-10llx (pages %#llx)\n", group_name[g],
+                (unsigned long long)p->group_off[g], (unsigned long long)p->group_size[g],
+                (unsigned long long)objrt_align_up(p->group_size[g], p->page));
+    fprintf(out, "  content %llu bytes, alignment and page rounding %llu bytes (%.1f%%)\n",
+            (unsigned long long)p->used, (unsigned long long)padding,
+            p->total ? 100.0 * (double)padding / (double)p->total : 0.0);
+    fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n\n", p->got_slots,
+            p->stubs, l->stubs_used);
+}
+
+int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void *out)
+{
+    if (!ctx || !paths || !n)
+        return -1;
+    struct objrt_reach *reach = calloc(1, sizeof *reach);
+    if (!reach)
+        return objrt_fail(ctx, "out of memory");
+    pthread_mutex_lock(&ctx->lock);
+    objrt_link l = { .ctx = ctx, .arch = NULL, .reach = reach };
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = objrt_input_add_file(&l, paths[i]);
+    if (rc == 0)
+        rc = objrt_resolve(&l) || objrt_plan_layout(&l) || objrt_place(&l) ? -1 : 0;
+    if (rc == 0) {
+        l.dry_run = true;
+        rc = objrt_relocate(&l);
+    }
+    if (rc == 0) {
+        fprintf(out, "objrt layout: %s objects\n", l.arch->name);
+        print_items(&l, out);
+        print_groups(&l, out);
+        objrt_reach_print(reach, out);
+    }
+    if (l.base)
+        munmap(l.base, l.plan.total);
+    objrt_link_release(&l);
+    pthread_mutex_unlock(&ctx->lock);
+    free(reach);
+    return rc;
+}

@@ -1,0 +1,282 @@
+/*
+ * parse.c - validate an ELF64 relocatable object before anything trusts it.
+ *
+ * After objrt_parse_object() succeeds, every offset, size, index and string the later
+ * stages read is known to lie inside the file: section contents, the section name table,
+ * the symbol table and its strings, SHN_XINDEX entries and relocation records (their
+ * offsets are checked against the patched section when applied, as the width depends on
+ * the type). Parsing has no side effects beyond allocating the objrt_obj.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/arch.h"
+#include "loader/internal.h"
+
+static bool is_pow2_or_zero(uint64_t v) { return (v & (v - 1)) == 0; }
+
+/* [off, off+len) inside [0, size) without overflow. */
+static bool in_file(uint64_t off, uint64_t len, size_t size)
+{
+    return off <= size && len <= size - off;
+}
+
+const char *objrt_sec_name(const objrt_obj *o, size_t shndx)
+{
+    if (shndx >= o->shnum || !o->shstr || o->sh[shndx].sh_name >= o->shstrsz)
+        return "?";
+    return o->shstr + o->sh[shndx].sh_name;
+}
+
+const char *objrt_sym_name(const objrt_obj *o, size_t symidx)
+{
+    const Elf64_Sym *s = &o->syms[symidx];
+    if (ELF64_ST_TYPE(s->st_info) == STT_SECTION)
+        return objrt_sec_name(o, objrt_sym_shndx(o, symidx));
+    return o->str + s->st_name;
+}
+
+uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
+{
+    uint16_t shndx = o->syms[symidx].st_shndx;
+    return shndx == SHN_XINDEX ? o->xindex[symidx] : shndx;
+}
+
+static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_t size)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
+    if (size < sizeof *eh)
+        return objrt_fail(l->ctx, "%s: truncated: %zu bytes is smaller than an ELF header",
+                          name, size);
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+        return objrt_fail(l->ctx, "%s: not an ELF object or ar archive", name);
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+        return objrt_fail(l->ctx, "%s: not a 64-bit little-endian ELF object", name);
+    if (eh->e_type != ET_REL)
+        return objrt_fail(l->ctx, "%s: ELF type %u is not a relocatable object (ET_REL)",
+                          name, eh->e_type);
+    if (!l->arch && !(l->arch = objrt_arch_for_machine(eh->e_machine)))
+        return objrt_fail(l->ctx, "%s: machine %u is not supported", name, eh->e_machine);
+    if (eh->e_machine != l->arch->machine)
+        return objrt_fail(l->ctx, "%s: machine %u is not %s", name, eh->e_machine,
+                          l->arch->name);
+    if (eh->e_shentsize != sizeof(Elf64_Shdr))
+        return objrt_fail(l->ctx, "%s: section header size %u, expected %zu", name,
+                          eh->e_shentsize, sizeof(Elf64_Shdr));
+    if (eh->e_shoff & 7 || eh->e_shoff > size)
+        return objrt_fail(l->ctx, "%s: section header table offset 0x%llx is invalid "
+                          "(file is 0x%zx bytes)", name, (unsigned long long)eh->e_shoff, size);
+    return 0;
+}
+
+/* Section count and name-table index, following the escapes for more than 0xff00. */
+static int read_section_table(objrt_link *l, objrt_obj *o, const Elf64_Ehdr *eh)
+{
+    o->sh = (const Elf64_Shdr *)(o->data + eh->e_shoff);
+    o->shnum = eh->e_shnum;
+    if (eh->e_shoff == 0)
+        return objrt_fail(l->ctx, "%s: no section header table", o->name);
+    if (!in_file(eh->e_shoff, sizeof(Elf64_Shdr), o->size))
+        return objrt_fail(l->ctx, "%s: truncated: section header table at 0x%llx is past the "
+                          "end (0x%zx bytes)", o->name, (unsigned long long)eh->e_shoff, o->size);
+    if (o->shnum == 0)
+        o->shnum = o->sh[0].sh_size;
+    if (o->shnum == 0 || o->shnum > (o->size - eh->e_shoff) / sizeof(Elf64_Shdr))
+        return objrt_fail(l->ctx, "%s: truncated: section header table (%zu entries at 0x%llx) "
+                          "ends past the end of the file (0x%zx bytes)", o->name, o->shnum,
+                          (unsigned long long)eh->e_shoff, o->size);
+    size_t strndx = eh->e_shstrndx == SHN_XINDEX ? o->sh[0].sh_link : eh->e_shstrndx;
+    if (strndx == SHN_UNDEF || strndx >= o->shnum || o->sh[strndx].sh_type != SHT_STRTAB)
+        return objrt_fail(l->ctx, "%s: section name table index %zu is invalid", o->name, strndx);
+    const Elf64_Shdr *ss = &o->sh[strndx];
+    if (!in_file(ss->sh_offset, ss->sh_size, o->size) || ss->sh_size == 0 ||
+        o->data[ss->sh_offset + ss->sh_size - 1] != '\0')
+        return objrt_fail(l->ctx, "%s: section name table is out of bounds or unterminated",
+                          o->name);
+    o->shstr = (const char *)o->data + ss->sh_offset;
+    o->shstrsz = ss->sh_size;
+    return 0;
+}
+
+typedef struct range { uint64_t off, end; size_t idx; } range;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Each section's bytes lie in the file, alignments are powers of two, and no two
+ * sections' bytes overlap (a hostile file could otherwise alias relocations and code). */
+static int check_sections(objrt_link *l, objrt_obj *o)
+{
+    range *r = malloc(o->shnum * sizeof *r);
+    if (!r)
+        return objrt_fail(l->ctx, "out of memory");
+    size_t nr = 0;
+    int rc = 0;
+    for (size_t i = 1; i < o->shnum && rc == 0; i++) {
+        const Elf64_Shdr *s = &o->sh[i];
+        if (s->sh_name >= o->shstrsz)
+            rc = objrt_fail(l->ctx, "%s: section %zu: name offset %u past the name table",
+                            o->name, i, s->sh_name);
+        else if (!is_pow2_or_zero(s->sh_addralign))
+            rc = objrt_fail(l->ctx, "%s: section %s: alignment %llu is not a power of two",
+                            o->name, objrt_sec_name(o, i), (unsigned long long)s->sh_addralign);
+        else if (s->sh_type != SHT_NOBITS && !in_file(s->sh_offset, s->sh_size, o->size))
+            rc = objrt_fail(l->ctx, "%s: truncated: section %s [0x%llx, +0x%llx) lies past the "
+                            "end of the file (0x%zx bytes)", o->name, objrt_sec_name(o, i),
+                            (unsigned long long)s->sh_offset, (unsigned long long)s->sh_size,
+                            o->size);
+        else if (s->sh_type != SHT_NOBITS && s->sh_size)
+            r[nr++] = (range){ s->sh_offset, s->sh_offset + s->sh_size, i };
+    }
+    if (rc == 0) {
+        qsort(r, nr, sizeof *r, cmp_range);
+        for (size_t i = 1; i < nr && rc == 0; i++)
+            if (r[i].off < r[i - 1].end)
+                rc = objrt_fail(l->ctx, "%s: sections %s and %s overlap in the file", o->name,
+                                objrt_sec_name(o, r[i - 1].idx), objrt_sec_name(o, r[i].idx));
+    }
+    free(r);
+    return rc;
+}
+
+static int check_symbols(objrt_link *l, objrt_obj *o, size_t symtab)
+{
+    const Elf64_Shdr *s = &o->sh[symtab];
+    if (s->sh_entsize != sizeof(Elf64_Sym) || s->sh_size % sizeof(Elf64_Sym) ||
+        s->sh_offset % 8)
+        return objrt_fail(l->ctx, "%s: symbol table has a bad entry size or alignment", o->name);
+    if (s->sh_link == 0 || s->sh_link >= o->shnum || o->sh[s->sh_link].sh_type != SHT_STRTAB)
+        return objrt_fail(l->ctx, "%s: symbol table links to section %u, not a string table",
+                          o->name, s->sh_link);
+    const Elf64_Shdr *st = &o->sh[s->sh_link];
+    if (st->sh_size == 0 || o->data[st->sh_offset + st->sh_size - 1] != '\0')
+        return objrt_fail(l->ctx, "%s: symbol string table %s is not NUL-terminated", o->name,
+                          objrt_sec_name(o, s->sh_link));
+    o->syms = (const Elf64_Sym *)(o->data + s->sh_offset);
+    o->nsyms = s->sh_size / sizeof(Elf64_Sym);
+    o->first_global = s->sh_info;
+    o->str = (const char *)o->data + st->sh_offset;
+    o->strsz = st->sh_size;
+    if (o->first_global > o->nsyms)
+        return objrt_fail(l->ctx, "%s: symbol table: first global %zu beyond %zu symbols",
+                          o->name, o->first_global, o->nsyms);
+    for (size_t i = 1; i < o->nsyms; i++) {
+        const Elf64_Sym *y = &o->syms[i];
+        if (y->st_name >= o->strsz)
+            return objrt_fail(l->ctx, "%s: symbol %zu: name offset %u past the string table",
+                              o->name, i, y->st_name);
+        if (y->st_shndx == SHN_XINDEX && !o->xindex)
+            return objrt_fail(l->ctx, "%s: symbol %s uses SHN_XINDEX without a SHT_SYMTAB_SHNDX "
+                              "section", o->name, o->str + y->st_name);
+        uint32_t shndx = objrt_sym_shndx(o, i);
+        bool special = shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON;
+        if (!special && shndx >= o->shnum)
+            return objrt_fail(l->ctx, "%s: symbol %s: section index %u out of range (%zu sections)",
+                              o->name, o->str + y->st_name, shndx, o->shnum);
+        if (shndx == SHN_COMMON && (y->st_value == 0 || !is_pow2_or_zero(y->st_value)))
+            return objrt_fail(l->ctx, "%s: common symbol %s: alignment %llu is not a power of two",
+                              o->name, o->str + y->st_name, (unsigned long long)y->st_value);
+    }
+    return 0;
+}
+
+static int check_relocations(objrt_link *l, objrt_obj *o, size_t i, size_t symtab)
+{
+    const Elf64_Shdr *s = &o->sh[i];
+    const char *sn = objrt_sec_name(o, i);
+    if (s->sh_type == SHT_REL)
+        return objrt_fail(l->ctx, "%s: section %s: SHT_REL relocations are not used on %s",
+                          o->name, sn, l->arch->name);
+    if (s->sh_entsize != sizeof(Elf64_Rela) || s->sh_size % sizeof(Elf64_Rela) || s->sh_offset % 8)
+        return objrt_fail(l->ctx, "%s: section %s: bad relocation entry size or alignment",
+                          o->name, sn);
+    if (s->sh_link != symtab || symtab == 0)
+        return objrt_fail(l->ctx, "%s: section %s: links to section %u, not the symbol table",
+                          o->name, sn, s->sh_link);
+    if (s->sh_info == 0 || s->sh_info >= o->shnum)
+        return objrt_fail(l->ctx, "%s: section %s: applies to section %u, out of range", o->name,
+                          sn, s->sh_info);
+    const Elf64_Rela *r = (const Elf64_Rela *)(o->data + s->sh_offset);
+    size_t n = s->sh_size / sizeof *r;
+    for (size_t k = 0; k < n; k++)
+        if (ELF64_R_SYM(r[k].r_info) >= o->nsyms)
+            return objrt_fail(l->ctx, "%s: section %s: relocation %zu (offset 0x%llx) names symbol "
+                              "%llu of %zu", o->name, sn, k, (unsigned long long)r[k].r_offset,
+                              (unsigned long long)ELF64_R_SYM(r[k].r_info), o->nsyms);
+    return 0;
+}
+
+/* Finds the symbol table (at most one) and its SHN_XINDEX companion. */
+static int find_symtab(objrt_link *l, objrt_obj *o, size_t *symtab)
+{
+    *symtab = 0;
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Shdr *s = &o->sh[i];
+        if (s->sh_type == SHT_SYMTAB) {
+            if (*symtab)
+                return objrt_fail(l->ctx, "%s: more than one symbol table", o->name);
+            *symtab = i;
+        }
+    }
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Shdr *s = &o->sh[i];
+        if (s->sh_type != SHT_SYMTAB_SHNDX)
+            continue;
+        if (s->sh_link != *symtab || *symtab == 0 || s->sh_offset % 4 ||
+            s->sh_size / 4 < o->sh[*symtab].sh_size / sizeof(Elf64_Sym))
+            return objrt_fail(l->ctx, "%s: section %s: SHT_SYMTAB_SHNDX does not match the "
+                              "symbol table", o->name, objrt_sec_name(o, i));
+        o->xindex = (const Elf32_Word *)(o->data + s->sh_offset);
+    }
+    return 0;
+}
+
+static int validate(objrt_link *l, objrt_obj *o)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)o->data;
+    size_t symtab;
+    if (check_header(l, o->name, o->data, o->size) || read_section_table(l, o, eh) ||
+        check_sections(l, o) || find_symtab(l, o, &symtab))
+        return -1;
+    if (symtab && check_symbols(l, o, symtab))
+        return -1;
+    for (size_t i = 1; i < o->shnum; i++) {
+        uint32_t t = o->sh[i].sh_type;
+        if ((t == SHT_RELA || t == SHT_REL) && check_relocations(l, o, i, symtab))
+            return -1;
+    }
+    return 0;
+}
+
+void objrt_obj_free(objrt_obj *o)
+{
+    if (!o)
+        return;
+    free(o->name);
+    free(o->gsym);
+    free(o->sec_off);
+    free(o->sec_placed);
+    free(o);
+}
+
+int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                       bool pulled, objrt_obj **out)
+{
+    objrt_obj *o = calloc(1, sizeof *o);
+    if (!o || !(o->name = strdup(name))) {
+        free(o);
+        return objrt_fail(l->ctx, "out of memory");
+    }
+    o->data = data;
+    o->size = size;
+    o->pulled = pulled;
+    if (validate(l, o) || objrt_push_obj(l, o)) {
+        objrt_obj_free(o);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}

@@ -1,0 +1,161 @@
+/*
+ * place.c - reserve the unit's address space, once, inside the plan's window.
+ *
+ * Without constraints the kernel chooses (mmap(NULL)). When PC-relative references to
+ * host data or absolute 32-bit references restrict the base, the free ranges of the
+ * process (/proc/self/maps) are intersected with the window and the reservation is made
+ * there with MAP_FIXED_NOREPLACE, which never replaces an existing mapping. The memory is
+ * read-write and not executable until protect.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "loader/internal.h"
+
+#define MIN_ADDR ((uint64_t)1 << 20)    /* stay clear of the NULL page region */
+#define USER_TOP ((uint64_t)1 << 47)
+
+static void *map_rw(void *hint, size_t size, int extra)
+{
+    void *p = mmap(hint, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | extra, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Anywhere: over-reserve by the alignment slack, then trim both ends. */
+static uint8_t *place_anywhere(size_t size, size_t align)
+{
+    size_t sys = (size_t)sysconf(_SC_PAGESIZE), slack = align > sys ? align - sys : 0;
+    uint8_t *p = map_rw(NULL, size + slack, 0);
+    if (!p || !slack)
+        return p;
+    uint8_t *base = (uint8_t *)objrt_align_up((uintptr_t)p, align);
+    if (base > p)
+        munmap(p, (size_t)(base - p));
+    if (p + slack > base)
+        munmap(base + size, (size_t)(p + slack - base));
+    return base;
+}
+
+typedef struct span { uint64_t lo, hi; } span;
+
+/* Mapped ranges of this process, in address order. */
+static span *read_maps(size_t *n)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return NULL;
+    size_t cap = 64;
+    span *v = malloc(cap * sizeof *v);
+    *n = 0;
+    unsigned long long lo, hi;
+    char line[512];
+    while (v && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%llx-%llx", &lo, &hi) != 2)
+            continue;
+        if (*n == cap) {
+            span *w = realloc(v, (cap *= 2) * sizeof *v);
+            if (!w) {
+                free(v);
+                v = NULL;
+                break;
+            }
+            v = w;
+        }
+        v[(*n)++] = (span){ lo, hi };
+    }
+    fclose(f);
+    return v;
+}
+
+/* Best aligned base in a free gap [glo, ghi): inside the window, nearest its middle. */
+static bool candidate(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t align,
+                      uint64_t wlo, uint64_t whi, uint64_t *out)
+{
+    uint64_t lo = objrt_align_up(glo > wlo ? glo : wlo, align);
+    if (ghi < size)
+        return false;
+    uint64_t hi = ghi - size < whi ? ghi - size : whi;
+    hi &= ~(align - 1);
+    if (lo > hi)
+        return false;
+    uint64_t mid = wlo / 2 + whi / 2;
+    *out = mid <= lo ? lo : mid >= hi ? hi : (mid & ~(align - 1));
+    return true;
+}
+
+static uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uint64_t whi)
+{
+    for (int attempt = 0; attempt < 4; attempt++) {   /* other threads may map meanwhile */
+        size_t n;
+        span *m = read_maps(&n);
+        if (!m)
+            return NULL;
+        uint64_t best = 0, mid = wlo / 2 + whi / 2, prev = MIN_ADDR;
+        bool found = false;
+        for (size_t i = 0; i <= n; i++) {
+            uint64_t glo = prev, ghi = i < n ? m[i].lo : USER_TOP, c;
+            if (i < n && m[i].hi > prev)
+                prev = m[i].hi;
+            if (ghi <= glo || !candidate(glo, ghi, size, align, wlo, whi, &c))
+                continue;
+            if (!found || distance(c, mid) < distance(best, mid))
+                best = c;
+            found = true;
+        }
+        free(m);
+        if (!found)
+            return NULL;
+        uint8_t *p = map_rw((void *)(uintptr_t)best, size, MAP_FIXED_NOREPLACE);
+        if (p == (uint8_t *)(uintptr_t)best)
+            return p;
+        if (p)                  /* an old kernel took the flag as a hint */
+            munmap(p, size);
+    }
+    return NULL;
+}
+
+static void copy_contents(objrt_link *l)
+{
+    const objrt_plan *p = &l->plan;
+    for (size_t i = 0; i < p->nitems; i++) {
+        const objrt_item *it = &p->items[i];
+        if (it->kind != IT_SECTION && it->kind != IT_EH_FRAME)
+            continue;
+        const objrt_obj *o = l->objs[it->obj];
+        const Elf64_Shdr *s = &o->sh[it->shndx];
+        if (s->sh_type != SHT_NOBITS && s->sh_size)
+            memcpy(l->base + it->off, o->data + s->sh_offset, s->sh_size);
+    }
+}
+
+int objrt_place(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    bool free_choice = p->win_lo <= p->page && p->win_hi >= USER_TOP - p->total;
+    if (p->win_lo > p->win_hi)
+        return objrt_fail(l->ctx, "no address satisfies every reference: '%s' needs the unit at "
+                          "or above 0x%llx but '%s' needs it at or below 0x%llx; compile with "
+                          "-fPIC (references to host data must go through the GOT)",
+                          p->win_lo_why ? p->win_lo_why : "?", (unsigned long long)p->win_lo,
+                          p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
+    l->base = free_choice ? place_anywhere(p->total, p->page)
+                          : place_in_window(p->total, p->page, p->win_lo, p->win_hi);
+    if (!l->base) {
+        if (free_choice)
+            return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",
+                              (unsigned long long)p->total, strerror(errno));
+        return objrt_fail(l->ctx, "no free address range of %llu bytes in [0x%llx, 0x%llx], "
+                          "the window that references to '%s' and '%s' allow; compile with -fPIC",
+                          (unsigned long long)p->total, (unsigned long long)p->win_lo,
+                          (unsigned long long)p->win_hi, p->win_lo_why ? p->win_lo_why : "-",
+                          p->win_hi_why ? p->win_hi_why : "-");
+    }
+    copy_contents(l);
+    return 0;
+}

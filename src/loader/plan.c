@@ -1,0 +1,360 @@
+/*
+ * plan.c - the exact layout of a unit, decided before a byte of memory is reserved.
+ *
+ * Three groups, each starting on a page boundary so it can get its own permissions:
+ *   RX  code sections, then the call stubs
+ *   R   read-only data, .eh_frame (each followed by the 4-byte terminator the unwinder
+ *       needs), the GOT (written during relocation, read-only afterwards)
+ *   RW  writable data, .bss, COMMON symbols
+ * Every offset comes from one function, plan_item(); the reservation is the final cursor
+ * rounded up to the page, so what is reserved is by construction what is placed (the
+ * bug of seed 004 was two different computations of the same size).
+ *
+ * The plan also derives the window the reservation's base must lie in: a PC-relative
+ * reference to a fixed (host) address, or an absolute 32-bit reference to the unit,
+ * constrains where the unit may go. place.c finds free address space inside it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loader/arch.h"
+#include "loader/internal.h"
+
+#define SHT_X86_64_UNWIND_TYPE 0x70000001
+#define USER_TOP ((uint64_t)1 << 47)
+
+static bool is_eh_frame(const objrt_obj *o, size_t i)
+{
+    return o->sh[i].sh_type == SHT_X86_64_UNWIND_TYPE ||
+           strcmp(objrt_sec_name(o, i), ".eh_frame") == 0;
+}
+
+static int group_of(const Elf64_Shdr *s)
+{
+    if (s->sh_flags & SHF_EXECINSTR)
+        return GRP_RX;
+    return (s->sh_flags & SHF_WRITE) ? GRP_RW : GRP_R;
+}
+
+static int add_item(objrt_link *l, objrt_item it)
+{
+    objrt_plan *p = &l->plan;
+    if (p->nitems == p->capitems) {
+        size_t cap = p->capitems ? p->capitems * 2 : 64;
+        objrt_item *v = realloc(p->items, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        p->items = v;
+        p->capitems = cap;
+    }
+    p->items[p->nitems++] = it;
+    return 0;
+}
+
+/* A walk of the CIE/FDE length fields: the unwinder trusts them, so a section whose
+ * records do not tile it exactly is refused rather than registered. */
+static int check_eh_frame(objrt_link *l, const objrt_obj *o, size_t i)
+{
+    const Elf64_Shdr *s = &o->sh[i];
+    const uint8_t *p = o->data + s->sh_offset;
+    uint64_t off = 0;
+    while (off + 4 <= s->sh_size) {
+        uint32_t len;
+        memcpy(&len, p + off, 4);
+        if (len == 0)
+            return 0;
+        if (len == 0xffffffffu || len > s->sh_size - off - 4)
+            return objrt_fail(l->ctx, "%s: section %s+0x%llx: malformed record length 0x%x",
+                              o->name, objrt_sec_name(o, i), (unsigned long long)off, len);
+        off += 4 + (uint64_t)len;
+    }
+    if (off != s->sh_size)
+        return objrt_fail(l->ctx, "%s: section %s: records do not end at the section end",
+                          o->name, objrt_sec_name(o, i));
+    return 0;
+}
+
+/* Which sections become part of the image. */
+static int select_sections(objrt_link *l, objrt_obj *o)
+{
+    o->sec_off = calloc(o->shnum, sizeof *o->sec_off);
+    o->sec_placed = calloc(o->shnum, 1);
+    if (!o->sec_off || !o->sec_placed)
+        return objrt_fail(l->ctx, "out of memory");
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Shdr *s = &o->sh[i];
+        if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP)
+            continue;
+        if ((s->sh_flags & SHF_TLS) && s->sh_size)
+            return objrt_fail(l->ctx, "%s: section %s: thread-local storage is not supported yet",
+                              o->name, objrt_sec_name(o, i));
+        bool eh = is_eh_frame(o, i);
+        if (eh && check_eh_frame(l, o, i))
+            return -1;
+        o->sec_placed[i] = 1;
+        objrt_item it = { eh ? IT_EH_FRAME : IT_SECTION, (uint8_t)(eh ? GRP_R : group_of(s)),
+                          o->index, (uint32_t)i, 0, s->sh_size + (eh && s->sh_size ? 4 : 0),
+                          s->sh_addralign ? s->sh_addralign : 1 };
+        if (add_item(l, it))
+            return -1;
+    }
+    return 0;
+}
+
+/* The relocation section i of o, if it patches a placed section. */
+bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target)
+{
+    const Elf64_Shdr *s = &o->sh[i];
+    if (s->sh_type != SHT_RELA || !o->sec_placed[s->sh_info])
+        return false;
+    *r = (const Elf64_Rela *)(o->data + s->sh_offset);
+    *n = s->sh_size / sizeof(Elf64_Rela);
+    *target = s->sh_info;
+    return true;
+}
+
+static bool uses_got_slot(uint8_t f)
+{
+    return f == F_GOT_PCREL || f == F_GOT_ABS || f == F_GOT_OFFSET || f == F_GOT_PAGE_PCREL;
+}
+
+static int reserve_slot(objrt_link *l, objrt_keymap *map, objrt_slotkey **keys, size_t *count,
+                        objrt_slotkey k)
+{
+    if (objrt_keymap_get(map, k.id, k.addend) != OBJRT_NONE)
+        return 0;
+    objrt_slotkey *v = realloc(*keys, (*count + 1) * sizeof *v);
+    if (!v || objrt_keymap_put(map, k.id, k.addend, (uint32_t)*count)) {
+        if (v)
+            *keys = v;
+        return objrt_fail(l->ctx, "out of memory");
+    }
+    *keys = v;
+    v[(*count)++] = k;
+    return 0;
+}
+
+static int reloc_error(objrt_link *l, const objrt_obj *o, size_t target, const Elf64_Rela *r,
+                       const char *what)
+{
+    uint32_t type = ELF64_R_TYPE(r->r_info);
+    const objrt_howto *h = l->arch->howto(type);
+    return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s (type %u) against '%s': %s",
+                      o->name, objrt_sec_name(o, target), (unsigned long long)r->r_offset,
+                      h ? h->name : "unknown", type,
+                      objrt_sym_name(o, ELF64_R_SYM(r->r_info)), what);
+}
+
+/* Is the target of this relocation a fixed (outside the unit) address? */
+static int target_is_fixed(objrt_link *l, const objrt_obj *o, size_t sym, bool *fixed)
+{
+    uint64_t addr;
+    return objrt_sym_addr(l, o, sym, &addr, fixed);
+}
+
+/* Pass 1: validate every relocation of the unit; count GOT slots and stubs. */
+static int count_slots(objrt_link *l, objrt_obj *o)
+{
+    objrt_plan *p = &l->plan;
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Rela *r;
+        size_t n, target;
+        if (!objrt_rela_of(o, i, &r, &n, &target))
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t type = ELF64_R_TYPE(r[k].r_info);
+            size_t sym = ELF64_R_SYM(r[k].r_info);
+            const objrt_howto *h = l->arch->howto(type);
+            bool fixed;
+            if (!h)
+                return reloc_error(l, o, target, &r[k], "unsupported relocation type");
+            if (h->formula == F_TLS)
+                return reloc_error(l, o, target, &r[k],
+                                   "thread-local storage relocations are not supported yet");
+            if (r[k].r_offset > o->sh[target].sh_size ||
+                h->size > o->sh[target].sh_size - r[k].r_offset ||
+                (o->sh[target].sh_type == SHT_NOBITS && h->size))
+                return reloc_error(l, o, target, &r[k], "offset lies outside the section");
+            if (target_is_fixed(l, o, sym, &fixed))
+                return reloc_error(l, o, target, &r[k], "symbol is in a section that is not loaded");
+            p->relocations++;
+            objrt_slotkey key = objrt_target_key(o, o->index, sym);
+            key.addend = l->arch->slot_addend(h, r[k].r_addend);
+            if (uses_got_slot(h->formula) &&
+                reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key))
+                return -1;
+            if (h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0 &&
+                (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, key) ||
+                 reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key)))
+                return -1;
+            if (h->formula == F_GOTOFF || h->formula == F_GOTPC || h->formula == F_GOT_OFFSET ||
+                h->formula == F_PLTOFF)
+                p->got_base_used = true;
+        }
+    }
+    return 0;
+}
+
+static int add_commons(objrt_link *l)
+{
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        objrt_gsym *s = &l->gsyms[g];
+        if (s->state == G_COMMON &&
+            add_item(l, (objrt_item){ IT_COMMON, GRP_RW, g, 0, 0, s->common_size,
+                                      s->common_align }))
+            return -1;
+    }
+    return 0;
+}
+
+/* The single placement rule: align the cursor, place, advance. */
+static uint64_t plan_item(uint64_t *cursor, uint64_t size, uint64_t align)
+{
+    uint64_t off = objrt_align_up(*cursor, align);
+    *cursor = off + size;
+    return off;
+}
+
+static void assign_offsets(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    uint64_t cursor = 0;
+    for (int grp = 0; grp < GRP_COUNT; grp++) {
+        uint64_t start = objrt_align_up(cursor, p->page), c = start;
+        for (size_t i = 0; i < p->nitems; i++) {
+            objrt_item *it = &p->items[i];
+            if (it->group != grp)
+                continue;
+            it->off = plan_item(&c, it->size, it->align);
+            p->used += it->size;
+        }
+        p->group_off[grp] = start;
+        p->group_size[grp] = c - start;
+        cursor = c;
+    }
+    p->total = objrt_align_up(cursor, p->page);
+}
+
+/* After offsets are known: where everything landed, for symbol addresses. */
+static void publish_offsets(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    for (size_t i = 0; i < p->nitems; i++) {
+        const objrt_item *it = &p->items[i];
+        switch (it->kind) {
+        case IT_SECTION:
+        case IT_EH_FRAME: l->objs[it->obj]->sec_off[it->shndx] = it->off; break;
+        case IT_COMMON:   l->gsyms[it->obj].common_off = it->off; break;
+        case IT_GOT:      p->got_off = it->off; break;
+        case IT_STUBS:    p->stub_off = it->off; break;
+        }
+    }
+    for (size_t g = 0; g < l->ngsyms; g++)
+        if (l->gsyms[g].state == G_SPECIAL)
+            l->gsyms[g].common_off = l->gsyms[g].name[1] == 'G' ? p->got_off : 0;
+}
+
+/* Range [min, max] of values the howto accepts, as 128-bit integers. */
+static void value_range(const objrt_howto *h, __int128 *min, __int128 *max)
+{
+    __int128 half = (__int128)1 << (h->bits - 1), full = (__int128)1 << h->bits;
+    *min = h->check == C_UNSIGNED ? 0 : -half;
+    *max = h->check == C_SIGNED ? half - 1 : full - 1;
+}
+
+static void narrow(objrt_plan *p, __int128 lo, __int128 hi, const char *why)
+{
+    if (lo > (__int128)p->win_lo) {
+        p->win_lo = lo > (__int128)USER_TOP ? USER_TOP : (uint64_t)lo;
+        p->win_lo_why = why;
+    }
+    if (hi < (__int128)p->win_hi) {
+        p->win_hi = hi < 0 ? 0 : (uint64_t)hi;
+        p->win_hi_why = why;
+    }
+}
+
+/* Pass 2: the base addresses at which every base-dependent relocation fits. */
+static void derive_window(objrt_link *l, objrt_obj *o)
+{
+    objrt_plan *p = &l->plan;
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Rela *r;
+        size_t n, target;
+        if (!objrt_rela_of(o, i, &r, &n, &target))
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            const objrt_howto *h = l->arch->howto(ELF64_R_TYPE(r[k].r_info));
+            if (h->check == C_NONE || h->bits >= 64)
+                continue;
+            uint64_t s;
+            bool fixed;
+            objrt_sym_addr(l, o, ELF64_R_SYM(r[k].r_info), &s, &fixed);
+            __int128 min, max, sa = (__int128)s + r[k].r_addend;
+            __int128 place = o->sec_off[target] + r[k].r_offset;
+            const char *why = objrt_sym_name(o, ELF64_R_SYM(r[k].r_info));
+            if ((h->formula == F_PCREL || h->formula == F_PAGE_PCREL) && fixed) {
+                value_range(h, &min, &max);
+                if (h->formula == F_PAGE_PCREL) {   /* page rounding of both ends */
+                    min = (min << 12) + 4096;
+                    max = (max << 12) - 4096;
+                }
+                narrow(p, sa - place - max, sa - place - min, why);
+            } else if (h->formula == F_ABS && !fixed) {
+                value_range(h, &min, &max);
+                narrow(p, min - sa, max - sa, why);
+            }
+        }
+    }
+}
+
+static size_t plan_page_size(objrt_link *l)
+{
+    size_t sys = (size_t)sysconf(_SC_PAGESIZE);
+    size_t want = l->ctx->opt.page_size ? l->ctx->opt.page_size : sys;
+    if (want < sys || (want & (want - 1))) {
+        objrt_fail(l->ctx, "page size %zu is invalid here (system page size %zu)", want, sys);
+        return 0;
+    }
+    return want;
+}
+
+int objrt_plan_layout(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    if (!(p->page = plan_page_size(l)))
+        return -1;
+    p->win_lo = p->page;                    /* never at address 0 */
+    p->win_hi = USER_TOP;
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
+            return -1;
+    if (add_commons(l))
+        return -1;
+    uint64_t bound = 3 * p->page;           /* upper bound of the unit's span */
+    for (size_t i = 0; i < p->nitems; i++)
+        bound += p->items[i].size + p->items[i].align;
+    p->internal_stubs = bound >= l->arch->branch_reach;
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled && count_slots(l, l->objs[m]))
+            return -1;
+    if (p->stubs && add_item(l, (objrt_item){ IT_STUBS, GRP_RX, 0, 0, 0,
+                                              (uint64_t)p->stubs * l->arch->stub_size,
+                                              l->arch->stub_align }))
+        return -1;
+    if ((p->got_slots || p->got_base_used) &&
+        add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0,
+                                  8 * (uint64_t)(p->got_slots ? p->got_slots : 1), 8 }))
+        return -1;
+    assign_offsets(l);
+    if (p->total == 0)
+        p->total = p->page;                 /* a unit always has an address (__dso_handle) */
+    publish_offsets(l);
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled)
+            derive_window(l, l->objs[m]);
+    if (p->win_hi >= USER_TOP - p->total)
+        p->win_hi = USER_TOP - p->total;
+    return 0;
+}

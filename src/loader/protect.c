@@ -1,0 +1,75 @@
+/*
+ * protect.c - give each group its final permissions, make written code visible to the
+ * instruction stream, register unwind information; and undo all of it on unload.
+ * Memory was mapped read-write and never executable; it becomes executable only here,
+ * after the last write, so no page is writable and executable at any instant.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "loader/internal.h"
+
+typedef void (*frame_fn)(const void *);
+static frame_fn register_frame, deregister_frame;
+static pthread_once_t frame_once = PTHREAD_ONCE_INIT;
+
+/* The process's own unwinder (libgcc_s), so C++ exceptions and backtrace() cross loaded
+ * code; loaded here if nothing in the process needed it yet. */
+static void find_unwinder(void)
+{
+    void *h = RTLD_DEFAULT;
+    if (!dlsym(h, "__register_frame"))
+        h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (h) {
+        register_frame = (frame_fn)(uintptr_t)dlsym(h, "__register_frame");
+        deregister_frame = (frame_fn)(uintptr_t)dlsym(h, "__deregister_frame");
+    }
+    if (!register_frame || !deregister_frame)
+        register_frame = deregister_frame = NULL;
+}
+
+static int set_prot(objrt_link *l, int grp, int prot)
+{
+    const objrt_plan *p = &l->plan;
+    if (!p->group_size[grp])
+        return 0;
+    uint64_t len = objrt_align_up(p->group_size[grp], p->page);
+    if (mprotect(l->base + p->group_off[grp], len, prot))
+        return objrt_fail(l->ctx, "mprotect: %s", strerror(errno));
+    return 0;
+}
+
+int objrt_protect(objrt_link *l, objrt_unit *u)
+{
+    const objrt_plan *p = &l->plan;
+    uint8_t *code = l->base + p->group_off[GRP_RX];
+    __builtin___clear_cache((char *)code, (char *)code + p->group_size[GRP_RX]);
+    if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
+        return -1;
+    pthread_once(&frame_once, find_unwinder);
+    if (!register_frame)
+        return 0;
+    for (size_t i = 0; i < p->nitems; i++) {
+        const objrt_item *it = &p->items[i];
+        if (it->kind != IT_EH_FRAME || it->size == 0)
+            continue;
+        register_frame(l->base + it->off);
+        u->eh_frames[u->neh++] = (uintptr_t)l->base + it->off;
+    }
+    return 0;
+}
+
+void objrt_unprotect_release(objrt_unit *u)
+{
+    if (deregister_frame)
+        for (size_t i = u->neh; i-- > 0;)
+            deregister_frame((const void *)(uintptr_t)u->eh_frames[i]);
+    u->neh = 0;
+    if (u->base)
+        munmap(u->base, u->size);
+    u->base = NULL;
+}

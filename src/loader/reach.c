@@ -1,0 +1,36 @@
+/* reach.c - record and print how close each relocation form came to its limit. */
+#include "loader/reach.h"
+
+void objrt_reach_note(struct objrt_reach *r, uint32_t type, const objrt_howto *h, uint64_t v)
+{
+    if (type >= OBJRT_REACH_TYPES)
+        return;
+    int64_t s = (int64_t)v;
+    uint64_t mag = h->check == C_UNSIGNED ? v : (uint64_t)(s < 0 ? -s : s);
+    r->h[type] = h;
+    r->count[type]++;
+    if (mag > r->far[type])
+        r->far[type] = mag;
+}
+
+void objrt_reach_print(const struct objrt_reach *r, FILE *out)
+{
+    fprintf(out, "relocations: farthest value used per type, against its limit\n");
+    fprintf(out, "  %-32s %8s %18s %18s %7s\n", "type", "count", "farthest", "limit", "used");
+    for (uint32_t t = 0; t < OBJRT_REACH_TYPES; t++) {
+        const objrt_howto *h = r->h[t];
+        if (!h)
+            continue;
+        if (h->check == C_NONE || h->bits >= 64) {
+            fprintf(out, "  %-32s %8llu %#18llx %18s %7s\n", h->name,
+                    (unsigned long long)r->count[t], (unsigned long long)r->far[t], "64-bit", "-");
+            continue;
+        }
+        uint64_t limit = (uint64_t)1 << (h->check == C_UNSIGNED ? h->bits : h->bits - 1);
+        if (h->formula == F_PAGE_PCREL || h->formula == F_GOT_PAGE_PCREL)
+            limit <<= 12;   /* ADRP: the field holds pages, the value bytes */
+        fprintf(out, "  %-32s %8llu %#18llx %#18llx %6.2f%%\n", h->name,
+                (unsigned long long)r->count[t], (unsigned long long)r->far[t],
+                (unsigned long long)limit, 100.0 * (double)r->far[t] / (double)limit);
+    }
+}

@@ -1,0 +1,262 @@
+/*
+ * resolve.c - bind every global symbol of the unit, as `ld` would for one output.
+ *
+ * Definitions: a strong definition beats weak and common ones; two strong ones are an
+ * error; commons merge (largest size and alignment); GNU_UNIQUE and weak duplicates keep
+ * the first. Archive members join the unit when they define a symbol that some strong
+ * reference still needs, repeated until nothing changes (so archive order never matters).
+ * What the unit leaves undefined is bound outside it (objrt_lookup_external) or, if only
+ * weakly referenced, to 0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal.h"
+
+int objrt_push_obj(objrt_link *l, objrt_obj *o)
+{
+    if (l->nobjs == l->capobjs) {
+        size_t cap = l->capobjs ? l->capobjs * 2 : 16;
+        objrt_obj **v = realloc(l->objs, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        l->objs = v;
+        l->capobjs = cap;
+    }
+    o->index = (uint32_t)l->nobjs;
+    l->objs[l->nobjs++] = o;
+    return 0;
+}
+
+static uint32_t gsym_get_or_add(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
+{
+    uint32_t g = objrt_strmap_get(&l->gmap, name);
+    if (g != OBJRT_NONE)
+        return g;
+    if (l->ngsyms == l->capgsyms) {
+        size_t cap = l->capgsyms ? l->capgsyms * 2 : 256;
+        objrt_gsym *v = realloc(l->gsyms, cap * sizeof *v);
+        if (!v)
+            return OBJRT_NONE;
+        l->gsyms = v;
+        l->capgsyms = cap;
+    }
+    g = (uint32_t)l->ngsyms;
+    if (objrt_strmap_put(&l->gmap, name, g))
+        return OBJRT_NONE;
+    l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .obj = obj, .sym = sym, .state = G_UNDEF };
+    return g;
+}
+
+static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
+{
+    return objrt_fail(l->ctx, "%s: duplicate definition of '%s' (also defined in %s)", o->name,
+                      g->name, l->objs[g->obj]->name);
+}
+
+/* Apply one definition from object o, symbol i, to global g. */
+static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
+{
+    const Elf64_Sym *s = &o->syms[i];
+    uint8_t bind = ELF64_ST_BIND(s->st_info);
+    bool common = objrt_sym_shndx(o, i) == SHN_COMMON;
+    objrt_gsym def = { .name = g->name, .obj = o->index, .sym = i, .bind = bind,
+                       .state = common ? G_COMMON : G_DEF, .strong_ref = g->strong_ref };
+    if (common) {
+        def.common_size = s->st_size;
+        def.common_align = s->st_value;
+    }
+    switch (g->state) {
+    case G_UNDEF:
+        *g = def;
+        return 0;
+    case G_COMMON:
+        if (common) {                       /* merge tentative definitions */
+            if (s->st_size > g->common_size)
+                g->common_size = s->st_size;
+            if (s->st_value > g->common_align)
+                g->common_align = s->st_value;
+        } else if (bind != STB_WEAK) {
+            *g = def;                       /* a real definition replaces a tentative one */
+        }
+        return 0;
+    case G_DEF:
+        if (common || bind == STB_WEAK || bind == STB_GNU_UNIQUE)
+            return 0;                       /* first definition stays */
+        if (g->bind == STB_WEAK || g->bind == STB_GNU_UNIQUE) {
+            *g = def;
+            return 0;
+        }
+        return duplicate(l, g, o);
+    }
+    return 0;
+}
+
+/* Enter one object's global symbols: definitions and references. */
+static int enter_object(objrt_link *l, objrt_obj *o)
+{
+    size_t n = o->nsyms - o->first_global;
+    o->gsym = malloc((n ? n : 1) * sizeof *o->gsym);
+    if (!o->gsym)
+        return objrt_fail(l->ctx, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)(o->first_global + k);
+        const Elf64_Sym *s = &o->syms[i];
+        const char *name = o->str + s->st_name;
+        if (!*name)
+            return objrt_fail(l->ctx, "%s: global symbol %u has no name", o->name, i);
+        uint32_t g = gsym_get_or_add(l, name, o->index, i);
+        if (g == OBJRT_NONE)
+            return objrt_fail(l->ctx, "out of memory");
+        o->gsym[k] = g;
+        if (objrt_sym_shndx(o, i) != SHN_UNDEF) {
+            if (define(l, &l->gsyms[g], o, i))
+                return -1;
+        } else if (ELF64_ST_BIND(s->st_info) != STB_WEAK) {
+            l->gsyms[g].strong_ref = true;
+        }
+    }
+    return 0;
+}
+
+static int index_archive_members(objrt_link *l)
+{
+    for (size_t m = 0; m < l->nobjs; m++) {
+        objrt_obj *o = l->objs[m];
+        if (o->pulled)
+            continue;
+        for (size_t i = o->first_global; i < o->nsyms; i++) {
+            const char *name = o->str + o->syms[i].st_name;
+            if (objrt_sym_shndx(o, i) == SHN_UNDEF || !*name ||
+                objrt_strmap_get(&l->archive_index, name) != OBJRT_NONE)
+                continue;
+            if (objrt_strmap_put(&l->archive_index, name, (uint32_t)m))
+                return objrt_fail(l->ctx, "out of memory");
+        }
+    }
+    return 0;
+}
+
+/* Pull archive members for strong undefined references until a fixed point. */
+static int pull_members(objrt_link *l)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t g = 0; g < l->ngsyms; g++) {
+            if (l->gsyms[g].state != G_UNDEF || !l->gsyms[g].strong_ref)
+                continue;
+            uint32_t m = objrt_strmap_get(&l->archive_index, l->gsyms[g].name);
+            if (m == OBJRT_NONE || l->objs[m]->pulled)
+                continue;
+            l->objs[m]->pulled = true;
+            if (enter_object(l, l->objs[m]))
+                return -1;
+            changed = true;
+        }
+    }
+    return 0;
+}
+
+static const char *first_referrer(const objrt_link *l, uint32_t g)
+{
+    for (size_t m = 0; m < l->nobjs; m++) {
+        const objrt_obj *o = l->objs[m];
+        if (!o->pulled)
+            continue;
+        for (size_t k = 0; k < o->nsyms - o->first_global; k++)
+            if (o->gsym[k] == g)
+                return o->name;
+    }
+    return "?";
+}
+
+/* Names the loader itself defines for the unit. */
+static bool bind_special(objrt_gsym *g)
+{
+    if (strcmp(g->name, "_GLOBAL_OFFSET_TABLE_") == 0 || strcmp(g->name, "__dso_handle") == 0) {
+        g->state = G_SPECIAL;
+        return true;
+    }
+    return false;
+}
+
+static int bind_outside(objrt_link *l)
+{
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        objrt_gsym *s = &l->gsyms[g];
+        if (s->state != G_UNDEF || bind_special(s))
+            continue;
+        void *addr = objrt_lookup_external(l->ctx, s->name);
+        if (!addr && s->strong_ref)
+            return objrt_fail(l->ctx, "%s: undefined symbol '%s'", first_referrer(l, (uint32_t)g),
+                              s->name);
+        s->state = G_EXTERNAL;
+        s->addr = (uint64_t)(uintptr_t)addr;    /* 0 for an unresolved weak reference */
+    }
+    return 0;
+}
+
+int objrt_resolve(objrt_link *l)
+{
+    size_t n = l->nobjs;                        /* members pulled later append nothing */
+    for (size_t m = 0; m < n; m++)
+        if (l->objs[m]->pulled && enter_object(l, l->objs[m]))
+            return -1;
+    if (index_archive_members(l) || pull_members(l))
+        return -1;
+    return bind_outside(l);
+}
+
+objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx)
+{
+    if (symidx >= o->first_global)
+        return (objrt_slotkey){ (1ull << 63) | o->gsym[symidx - o->first_global], 0 };
+    return (objrt_slotkey){ ((uint64_t)objidx << 32) | symidx, 0 };
+}
+
+static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx, uint64_t value,
+                        uint64_t *addr, bool *fixed)
+{
+    *fixed = false;
+    if (shndx == SHN_ABS) {
+        *fixed = true;
+        *addr = value;
+        return 0;
+    }
+    if (shndx == SHN_UNDEF) {
+        *fixed = true;
+        *addr = 0;
+        return 0;
+    }
+    if (shndx >= o->shnum || !o->sec_placed || !o->sec_placed[shndx])
+        return -1;
+    *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + value;
+    return 0;
+}
+
+int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
+                   bool *fixed)
+{
+    if (symidx < o->first_global)
+        return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
+                            fixed);
+    const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
+    uint64_t base = (uint64_t)(uintptr_t)l->base;
+    switch (g->state) {
+    case G_DEF: {
+        const objrt_obj *d = l->objs[g->obj];
+        return section_addr(l, d, objrt_sym_shndx(d, g->sym), d->syms[g->sym].st_value, addr,
+                            fixed);
+    }
+    case G_COMMON:
+    case G_SPECIAL:
+        *fixed = false;
+        *addr = base + g->common_off;
+        return 0;
+    default:
+        *fixed = true;
+        *addr = g->addr;
+        return 0;
+    }
+}

@@ -1,0 +1,142 @@
+/*
+ * unit.c - what remains of a load: the unit's symbol table (names copied, since inputs
+ * may go away), lookups across units, and binding names outside the unit.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal.h"
+#include "rt_hooks.h"
+
+void *objrt_builtin_lookup(const char *name);
+
+static bool exported(const objrt_obj *o, size_t i)
+{
+    const Elf64_Sym *s = &o->syms[i];
+    int t = ELF64_ST_TYPE(s->st_info);
+    uint32_t shndx = objrt_sym_shndx(o, i);
+    return s->st_name && shndx != SHN_UNDEF && t != STT_SECTION && t != STT_FILE;
+}
+
+/* Copies names into one pool: globals first, then locals nobody global shadows. */
+int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u)
+{
+    size_t bytes = 0, count = 0;
+    for (size_t m = 0; m < l->nobjs; m++) {
+        const objrt_obj *o = l->objs[m];
+        for (size_t i = 1; o->pulled && i < o->nsyms; i++)
+            if (exported(o, i)) {
+                bytes += strlen(o->str + o->syms[i].st_name) + 1;
+                count++;
+            }
+    }
+    for (size_t g = 0; g < l->ngsyms; g++)
+        if (l->gsyms[g].state == G_COMMON) {
+            bytes += strlen(l->gsyms[g].name) + 1;
+            count++;
+        }
+    u->names = malloc(bytes ? bytes : 1);
+    u->addrs = malloc((count ? count : 1) * sizeof *u->addrs);
+    if (!u->names || !u->addrs)
+        return objrt_fail(l->ctx, "out of memory");
+    char *w = u->names;
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)        /* 0: globals, 1: locals */
+        for (size_t m = 0; m < l->nobjs; m++) {
+            const objrt_obj *o = l->objs[m];
+            size_t lo = pass ? 1 : o->first_global, hi = pass ? o->first_global : o->nsyms;
+            for (size_t i = lo; o->pulled && i < hi; i++) {
+                const char *name = o->str + o->syms[i].st_name;
+                uint64_t addr;
+                bool fixed;
+                if (!exported(o, i) || objrt_strmap_get(&u->syms, name) != OBJRT_NONE ||
+                    objrt_sym_addr(l, o, i, &addr, &fixed))
+                    continue;
+                size_t len = strlen(name) + 1;
+                memcpy(w, name, len);
+                u->addrs[n] = addr;
+                if (objrt_strmap_put(&u->syms, w, (uint32_t)n++))
+                    return objrt_fail(l->ctx, "out of memory");
+                w += len;
+            }
+        }
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        const objrt_gsym *s = &l->gsyms[g];
+        if (s->state != G_COMMON || objrt_strmap_get(&u->syms, s->name) != OBJRT_NONE)
+            continue;
+        size_t len = strlen(s->name) + 1;
+        memcpy(w, s->name, len);
+        u->addrs[n] = (uintptr_t)l->base + s->common_off;
+        if (objrt_strmap_put(&u->syms, w, (uint32_t)n++))
+            return objrt_fail(l->ctx, "out of memory");
+        w += len;
+    }
+    return 0;
+}
+
+static void *unit_lookup(const objrt_unit *u, const char *name)
+{
+    uint32_t i = objrt_strmap_get(&u->syms, name);
+    return i == OBJRT_NONE ? NULL : (void *)(uintptr_t)u->addrs[i];
+}
+
+void *objrt_unit_sym(objrt_unit *u, const char *name)
+{
+    if (!u || !name)
+        return NULL;
+    pthread_mutex_lock(&u->ctx->lock);
+    void *p = unit_lookup(u, name);
+    pthread_mutex_unlock(&u->ctx->lock);
+    return p;
+}
+
+static void *defined_lookup(objrt_ctx *ctx, const char *name)
+{
+    uint32_t i = objrt_strmap_get(&ctx->defined, name);
+    return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
+}
+
+static void *units_lookup(objrt_ctx *ctx, const char *name)
+{
+    for (objrt_unit *u = ctx->units; u; u = u->next) {
+        void *p = unit_lookup(u, name);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* The resolution order outside the unit (called with ctx->lock held). */
+void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
+{
+    void *p;
+    if ((p = units_lookup(ctx, name)) || (p = defined_lookup(ctx, name)) ||
+        (p = objrt_builtin_lookup(name)) || (p = objrt_rt_lookup(name)) ||
+        (p = dlsym(RTLD_DEFAULT, name)))
+        return p;
+    for (size_t i = 0; i < ctx->nlibs; i++)
+        if ((p = dlsym(ctx->libs[i], name)))
+            return p;
+    return NULL;
+}
+
+void *objrt_sym(objrt_ctx *ctx, const char *name)
+{
+    if (!ctx || !name)
+        return NULL;
+    pthread_mutex_lock(&ctx->lock);
+    void *p = units_lookup(ctx, name);
+    if (!p)
+        p = defined_lookup(ctx, name);
+    pthread_mutex_unlock(&ctx->lock);
+    return p;
+}
+
+int objrt_unit_stats(const objrt_unit *u, objrt_stats *out)
+{
+    if (!u || !out)
+        return -1;
+    *out = u->stats;
+    return 0;
+}
