@@ -34,13 +34,17 @@ status=0
 note() { printf '%s\n' "$*" >&2; }
 
 # ---- build the harnesses ---------------------------------------------------------------
-CFLAGS_B="-O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I$ROOT/bench/link"
+# -fPIC: no copy relocations in the harnesses, so libc data (stdin, stdout, stderr) stays
+# in libc, where code linked from non-PIC objects (liolib.o: R_X86_64_PC32 to stdout) can
+# reach it; with copy relocations stderr would sit in the harness and stdin in libc, and no
+# placement of the unit reaches both.
+CFLAGS_B="-fPIC -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I$ROOT/bench/link"
 $CC $CFLAGS_B -c "$ROOT/bench/link/check.c" -o "$W/check.o" || exit 1
 $CC $CFLAGS_B "$ROOT/bench/link/dlopen_link.c" "$W/check.o" -ldl -o "$W/dlopen_link" || exit 1
 have_rtdyld=0
 if command -v "$LLVM_CONFIG" >/dev/null; then
     # -isystem: LLVM's headers are not ours to warn about.
-    if $CXX -O2 -Wall $($LLVM_CONFIG --cxxflags | sed 's/-I/-isystem /g') -I"$ROOT/bench/link" \
+    if $CXX -fPIC -O2 -Wall $($LLVM_CONFIG --cxxflags | sed 's/-I/-isystem /g') -I"$ROOT/bench/link" \
             "$ROOT/bench/link/rtdyld_link.cpp" "$W/check.o" -o "$W/rtdyld_link" \
             $($LLVM_CONFIG --ldflags --libs core executionengine runtimedyld object support native) -ldl \
             2>"$W/rtdyld-build.log"; then
@@ -86,7 +90,7 @@ minmed() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "n/a n/a"; exit 
                            m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
                            printf "%.1f %.1f\n", v[1], m }'; }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 ms() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.3f", a / 1000; else print "n/a" }'; }
 
 # ---- one input set ---------------------------------------------------------------------
