@@ -35,8 +35,8 @@
  *     of these define resolves to address 0.
  *
  *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
- *     symbols given to objrt_define(). objrt_unit_sym() searches one unit only, including
- *     its local symbols when no global has the name.
+ *     symbols given to objrt_define(). objrt_unit_sym() searches the global (and weak)
+ *     definitions of one unit only; local (static) symbols are never exported.
  *
  *     objrt_unload() runs the unit's destructors (.fini_array in reverse, then legacy
  *     .dtors, then functions the unit registered with __cxa_atexit), deregisters its

@@ -212,6 +212,7 @@ void objrt_link_release(objrt_link *l)
     free(l->plan.got_keys);
     free(l->plan.stub_keys);
     free(l->plan.items);
+    free(l->plan.winrefs);
 }
 
 static double now_us(void)

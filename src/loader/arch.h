@@ -52,7 +52,8 @@ struct objrt_arch {
     uint16_t machine;               /* e_machine */
     uint32_t stub_size, stub_align; /* one call stub: jumps through the target's GOT slot */
     uint64_t branch_reach;          /* calls farther than this need a stub */
-    const objrt_howto *(*howto)(uint32_t type);        /* NULL for unknown types */
+    const objrt_howto *howtos;      /* indexed by relocation type; name NULL = unknown */
+    uint32_t nhowtos;
     void (*write)(const objrt_howto *h, uint8_t *loc, uint64_t value);
     void (*emit_stub)(uint8_t *stub, uint64_t stub_addr, uint64_t slot_addr);
     /* Part of the addend a GOT slot or stub bakes into its target: 0 on x86_64 (the
@@ -60,6 +61,12 @@ struct objrt_arch {
      * on AArch64, where the slot holds GDAT(S + A). */
     int64_t (*slot_addend)(const objrt_howto *h, int64_t addend);
 };
+
+/* The description of relocation `type`, or NULL when the backend does not know it. */
+static inline const objrt_howto *objrt_howto_of(const struct objrt_arch *a, uint32_t type)
+{
+    return type < a->nhowtos && a->howtos[type].name ? &a->howtos[type] : NULL;
+}
 
 extern const struct objrt_arch objrt_arch_x86_64;
 extern const struct objrt_arch objrt_arch_aarch64;

@@ -34,13 +34,6 @@ static const objrt_howto x86_64_howtos[] = {
     TLS(GOTTPOFF), TLS(TPOFF32), TLS(GOTPC32_TLSDESC), TLS(TLSDESC_CALL), TLS(TLSDESC),
 };
 
-static const objrt_howto *x86_64_howto(uint32_t type)
-{
-    if (type >= sizeof x86_64_howtos / sizeof x86_64_howtos[0] || !x86_64_howtos[type].name)
-        return NULL;
-    return &x86_64_howtos[type];
-}
-
 static void x86_64_write(const objrt_howto *h, uint8_t *loc, uint64_t value)
 {
     uint32_t v32 = (uint32_t)value;
@@ -73,7 +66,8 @@ const struct objrt_arch objrt_arch_x86_64 = {
     .stub_size = 8,
     .stub_align = 8,
     .branch_reach = (uint64_t)1 << 31,
-    .howto = x86_64_howto,
+    .howtos = x86_64_howtos,
+    .nhowtos = sizeof x86_64_howtos / sizeof x86_64_howtos[0],
     .write = x86_64_write,
     .emit_stub = x86_64_emit_stub,
     .slot_addend = x86_64_slot_addend,

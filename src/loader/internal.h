@@ -65,7 +65,11 @@ typedef struct objrt_obj {
 const char *objrt_sec_name(const objrt_obj *o, size_t shndx);
 const char *objrt_sym_name(const objrt_obj *o, size_t symidx);
 /* Section index of a symbol, following SHN_XINDEX. */
-uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx);
+static inline uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
+{
+    uint16_t shndx = o->syms[symidx].st_shndx;
+    return shndx == SHN_XINDEX ? o->xindex[symidx] : shndx;
+}
 
 /* ---- global symbols of the unit being linked (resolve.c) ---- */
 enum objrt_gstate {
@@ -102,7 +106,14 @@ typedef struct objrt_item {     /* one thing the plan placed: for reports and re
     uint64_t off, size, align;
 } objrt_item;
 
+typedef struct objrt_winref {   /* a relocation whose value depends on where the unit goes */
+    uint32_t obj, target;
+    const Elf64_Rela *r;
+} objrt_winref;
+
 typedef struct objrt_plan {
+    objrt_winref *winrefs;
+    size_t nwinrefs, capwinrefs;
     objrt_item *items;
     size_t nitems, capitems;
     bool got_base_used;                  /* GOTOFF/GOTPC forms need a GOT address */
@@ -198,6 +209,8 @@ int objrt_push_obj(objrt_link *l, objrt_obj *o);
 int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
                    bool *fixed);
 void objrt_obj_free(objrt_obj *o);
+/* The same "fixed" answer as objrt_sym_addr, without computing the address. */
+bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx);
 objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx);
 const objrt_arch *objrt_host_arch(void);
 void *objrt_lookup_external(objrt_ctx *ctx, const char *name);

@@ -36,12 +36,6 @@ const char *objrt_sym_name(const objrt_obj *o, size_t symidx)
     return o->str + s->st_name;
 }
 
-uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
-{
-    uint16_t shndx = o->syms[symidx].st_shndx;
-    return shndx == SHN_XINDEX ? o->xindex[symidx] : shndx;
-}
-
 static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_t size)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;

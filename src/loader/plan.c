@@ -114,6 +114,21 @@ bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n
     return true;
 }
 
+static int add_winref(objrt_link *l, uint32_t obj, uint32_t target, const Elf64_Rela *r)
+{
+    objrt_plan *p = &l->plan;
+    if (p->nwinrefs == p->capwinrefs) {
+        size_t cap = p->capwinrefs ? p->capwinrefs * 2 : 16;
+        objrt_winref *v = realloc(p->winrefs, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        p->winrefs = v;
+        p->capwinrefs = cap;
+    }
+    p->winrefs[p->nwinrefs++] = (objrt_winref){ obj, target, r };
+    return 0;
+}
+
 static bool uses_got_slot(uint8_t f)
 {
     return f == F_GOT_PCREL || f == F_GOT_ABS || f == F_GOT_OFFSET || f == F_GOT_PAGE_PCREL;
@@ -139,18 +154,27 @@ static int reloc_error(objrt_link *l, const objrt_obj *o, size_t target, const E
                        const char *what)
 {
     uint32_t type = ELF64_R_TYPE(r->r_info);
-    const objrt_howto *h = l->arch->howto(type);
+    const objrt_howto *h = objrt_howto_of(l->arch, type);
     return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s (type %u) against '%s': %s",
                       o->name, objrt_sec_name(o, target), (unsigned long long)r->r_offset,
                       h ? h->name : "unknown", type,
                       objrt_sym_name(o, ELF64_R_SYM(r->r_info)), what);
 }
 
-/* Is the target of this relocation a fixed (outside the unit) address? */
-static int target_is_fixed(objrt_link *l, const objrt_obj *o, size_t sym, bool *fixed)
+/* A symbol in a section that is not part of the image (debug info, a discarded group)
+ * cannot be the target of a relocation that is. */
+static bool target_is_placed(const objrt_link *l, const objrt_obj *o, size_t sym)
 {
-    uint64_t addr;
-    return objrt_sym_addr(l, o, sym, &addr, fixed);
+    if (sym >= o->first_global) {
+        const objrt_gsym *g = &l->gsyms[o->gsym[sym - o->first_global]];
+        if (g->state != G_DEF)
+            return true;
+        o = l->objs[g->obj];
+        sym = g->sym;
+    }
+    uint32_t shndx = objrt_sym_shndx(o, sym);
+    return shndx == SHN_ABS || shndx == SHN_UNDEF || shndx == SHN_COMMON ||
+           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
 }
 
 /* Pass 1: validate every relocation of the unit; count GOT slots and stubs. */
@@ -165,8 +189,7 @@ static int count_slots(objrt_link *l, objrt_obj *o)
         for (size_t k = 0; k < n; k++) {
             uint32_t type = ELF64_R_TYPE(r[k].r_info);
             size_t sym = ELF64_R_SYM(r[k].r_info);
-            const objrt_howto *h = l->arch->howto(type);
-            bool fixed;
+            const objrt_howto *h = objrt_howto_of(l->arch, type);
             if (!h)
                 return reloc_error(l, o, target, &r[k], "unsupported relocation type");
             if (h->formula == F_TLS)
@@ -176,21 +199,29 @@ static int count_slots(objrt_link *l, objrt_obj *o)
                 h->size > o->sh[target].sh_size - r[k].r_offset ||
                 (o->sh[target].sh_type == SHT_NOBITS && h->size))
                 return reloc_error(l, o, target, &r[k], "offset lies outside the section");
-            if (target_is_fixed(l, o, sym, &fixed))
+            if (!target_is_placed(l, o, sym))
                 return reloc_error(l, o, target, &r[k], "symbol is in a section that is not loaded");
+            bool fixed = objrt_sym_is_fixed(l, o, sym);
+            bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
+            bool ranged = h->check != C_NONE && h->bits < 64;
+            if (ranged && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
+                add_winref(l, o->index, (uint32_t)target, &r[k]))
+                return -1;
             p->relocations++;
-            objrt_slotkey key = objrt_target_key(o, o->index, sym);
-            key.addend = l->arch->slot_addend(h, r[k].r_addend);
-            if (uses_got_slot(h->formula) &&
-                reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key))
-                return -1;
-            if (h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0 &&
-                (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, key) ||
-                 reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key)))
-                return -1;
             if (h->formula == F_GOTOFF || h->formula == F_GOTPC || h->formula == F_GOT_OFFSET ||
                 h->formula == F_PLTOFF)
                 p->got_base_used = true;
+            bool got = uses_got_slot(h->formula);
+            bool stub = h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0;
+            if (!got && !stub)
+                continue;
+            objrt_slotkey key = objrt_target_key(o, o->index, sym);
+            key.addend = l->arch->slot_addend(h, r[k].r_addend);
+            if (got && reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key))
+                return -1;
+            if (stub && (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, key) ||
+                         reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key)))
+                return -1;
         }
     }
     return 0;
@@ -275,36 +306,30 @@ static void narrow(objrt_plan *p, __int128 lo, __int128 hi, const char *why)
     }
 }
 
-/* Pass 2: the base addresses at which every base-dependent relocation fits. */
-static void derive_window(objrt_link *l, objrt_obj *o)
+/* The base addresses at which every base-dependent relocation fits. */
+static void derive_window(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
-    for (size_t i = 1; i < o->shnum; i++) {
-        const Elf64_Rela *r;
-        size_t n, target;
-        if (!objrt_rela_of(o, i, &r, &n, &target))
-            continue;
-        for (size_t k = 0; k < n; k++) {
-            const objrt_howto *h = l->arch->howto(ELF64_R_TYPE(r[k].r_info));
-            if (h->check == C_NONE || h->bits >= 64)
-                continue;
-            uint64_t s;
-            bool fixed;
-            objrt_sym_addr(l, o, ELF64_R_SYM(r[k].r_info), &s, &fixed);
-            __int128 min, max, sa = (__int128)s + r[k].r_addend;
-            __int128 place = o->sec_off[target] + r[k].r_offset;
-            const char *why = objrt_sym_name(o, ELF64_R_SYM(r[k].r_info));
-            if ((h->formula == F_PCREL || h->formula == F_PAGE_PCREL) && fixed) {
-                value_range(h, &min, &max);
-                if (h->formula == F_PAGE_PCREL) {   /* page rounding of both ends */
-                    min = (min << 12) + 4096;
-                    max = (max << 12) - 4096;
-                }
-                narrow(p, sa - place - max, sa - place - min, why);
-            } else if (h->formula == F_ABS && !fixed) {
-                value_range(h, &min, &max);
-                narrow(p, min - sa, max - sa, why);
+    for (size_t i = 0; i < p->nwinrefs; i++) {
+        const objrt_obj *o = l->objs[p->winrefs[i].obj];
+        const Elf64_Rela *r = p->winrefs[i].r;
+        const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
+        size_t sym = ELF64_R_SYM(r->r_info);
+        uint64_t s;
+        bool fixed;
+        objrt_sym_addr(l, o, sym, &s, &fixed);
+        __int128 min, max, sa = (__int128)s + r->r_addend;
+        __int128 place = o->sec_off[p->winrefs[i].target] + r->r_offset;
+        const char *why = objrt_sym_name(o, sym);
+        value_range(h, &min, &max);
+        if (fixed) {                        /* PC-relative to a fixed address */
+            if (h->formula == F_PAGE_PCREL) {   /* page rounding of both ends */
+                min = (min << 12) + 4096;
+                max = (max << 12) - 4096;
             }
+            narrow(p, sa - place - max, sa - place - min, why);
+        } else {                            /* absolute reference into the unit */
+            narrow(p, min - sa, max - sa, why);
         }
     }
 }
@@ -351,9 +376,7 @@ int objrt_plan_layout(objrt_link *l)
     if (p->total == 0)
         p->total = p->page;                 /* a unit always has an address (__dso_handle) */
     publish_offsets(l);
-    for (size_t m = 0; m < l->nobjs; m++)
-        if (l->objs[m]->pulled)
-            derive_window(l, l->objs[m]);
+    derive_window(l);
     if (p->win_hi >= USER_TOP - p->total)
         p->win_hi = USER_TOP - p->total;
     return 0;

@@ -151,7 +151,7 @@ static int relocate_object(objrt_link *l, const objrt_obj *o)
         uint64_t sec = (uintptr_t)l->base + o->sec_off[target];
         for (size_t k = 0; k < n; k++) {
             site s = { .o = o, .target = target, .r = &r[k], .A = r[k].r_addend,
-                       .h = l->arch->howto(ELF64_R_TYPE(r[k].r_info)),
+                       .h = objrt_howto_of(l->arch, ELF64_R_TYPE(r[k].r_info)),
                        .P = sec + r[k].r_offset };
             if (apply(l, &s))
                 return -1;

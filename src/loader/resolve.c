@@ -260,3 +260,15 @@ int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint6
         return 0;
     }
 }
+
+bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    if (symidx < o->first_global) {
+        uint32_t shndx = objrt_sym_shndx(o, symidx);
+        return shndx == SHN_ABS || shndx == SHN_UNDEF;
+    }
+    const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
+    if (g->state == G_DEF)
+        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SHN_ABS;
+    return g->state == G_EXTERNAL;
+}
