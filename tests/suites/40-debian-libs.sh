@@ -132,6 +132,22 @@ test_lib() {
         pass "$t/objrt-perturb-differs"
     fi
 
+    # Other code generators for the driver (archive as is): debug info and no optimisation
+    # (.rela.debug_* must be ignored), and clang's instruction selection and relocations.
+    local tag cc_cmd
+    for tag in gcc-g-O0 clang-O2; do
+        case $tag in
+        gcc-g-O0) cc_cmd="$GCC -g -O0" ;;
+        clang-O2) cc_cmd="$CLANG -O2" ;;
+        esac
+        if ! out=$($cc_cmd -c "$ROOT/tests/drivers/$drv" -o "$w/driver-$tag.o" 2>&1); then
+            fail "$t/objrt-archive-$tag: compile failed: $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"
+            continue
+        fi
+        run_to "$w/archive-$tag" $OBJRT run "${OBJRT_LIBS[@]}" "$w/driver-$tag.o" "$archive" -- "${args[@]}"
+        compare "$t/objrt-archive-$tag" "$w/native" "$w/archive-$tag"
+    done
+
     # objrt with every member extracted and given explicitly.
     local xdir="$w/members" members
     mkdir -p "$xdir"
