@@ -6,7 +6,7 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # AArch64 cross build and emulation
       python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
-      zlib1g-dev libsqlite3-dev                               # real Debian static libraries to link
+      zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
       llvm-14-dev libomp-dev hyperfine)                       # benchmark anchors (RuntimeDyld, OpenMP)
 arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64)
 missing=()
