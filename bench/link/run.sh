@@ -95,7 +95,7 @@ ms() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.3f", a / 1000; else print
 
 # ---- one input set ---------------------------------------------------------------------
 checks=()
-FMT='%-7s %7s %7s %16s %16s %12s %11s %12s %16s %16s %9s\n'
+FMT='%-7s %7s %7s %15s %15s %8s %9s %9s %8s %11s %8s %15s %15s %8s\n'
 rows=()
 bench_set() {
     local set=$1 archive=$2 so=$3 check=$4 d="$W/$1"
@@ -110,17 +110,19 @@ bench_set() {
     bytes=$(cat "${objs[@]}" | wc -c)
     note "== $set: $n_obj objects, $n_rel relocations, $bytes bytes ($archive)"
 
-    local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a
+    local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a r_cpu=n/a o_cpu=n/a
     if [ "$have_rtdyld" = 1 ]; then
         "$W/rtdyld_link" -r 1000 -t "$SECONDS_PER" -c "$check" "${objs[@]}" >"$d/rtdyld.txt" 2>&1 || status=1
         cat "$d/rtdyld.txt" >&2
         r_min=$(field min_us "rtdyld link " "$d/rtdyld.txt"); r_med=$(field median_us "rtdyld link " "$d/rtdyld.txt")
+        r_cpu=$(field median_us "rtdyld link-cpu" "$d/rtdyld.txt")
         grep -q '^check=ok' "$d/rtdyld.txt" || { note "bench/link: RuntimeDyld result for $set failed its check"; status=1; }
     fi
     if [ "$have_objrt" = 1 ]; then
         "$W/objrt_link" -r 5000 -t "$SECONDS_PER" -c "$check" "${objs[@]}" >"$d/objrt.txt" 2>&1 || status=1
         cat "$d/objrt.txt" >&2
         o_min=$(field min_us "objrt link " "$d/objrt.txt"); o_med=$(field median_us "objrt link " "$d/objrt.txt")
+        o_cpu=$(field median_us "objrt link-cpu" "$d/objrt.txt")
         o_rel=$(field relocations "objrt stats" "$d/objrt.txt")
         grep -q '^check=ok' "$d/objrt.txt" || { note "bench/link: objrt result for $set failed its check"; status=1; }
         [ "${o_rel:-x}" = "$n_rel" ] || note "bench/link: objrt counted relocations=${o_rel:-?}, readelf counts $n_rel"
@@ -151,6 +153,7 @@ bench_set() {
 
     rows+=("$(printf "$FMT" "$set" "$n_obj" "$n_rel" \
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" "$(ratio "$r_med" "$o_med")" \
+        "$(ms "$o_cpu")" "$(ms "$r_cpu")" "$(ratio "$r_cpu" "$o_cpu")" \
         "$(ms "$dl_loop_med")" "$(ratio "$dl_loop_med" "$o_med")" \
         "$(ms "$cli_med")/$(ms "$cli_min")" "$(ms "$dl_fresh_med")/$(ms "$dl_fresh_min")" \
         "$(ratio "$dl_fresh_med" "$cli_med")")")
@@ -160,7 +163,7 @@ bench_set() {
     done
     if [ "$r_med" != n/a ] && [ "$o_med" != n/a ]; then
         awk -v r="$r_med" -v o="$o_med" 'BEGIN { exit !(r / o >= 10) }' ||
-            note "bench/link: $set: RuntimeDyld/objrt = $(ratio "$r_med" "$o_med"), below the 10x target"
+            note "bench/link: $set: RuntimeDyld/objrt = $(ratio "$r_med" "$o_med") (wall median), below the 10x target"
     fi
 }
 
@@ -174,10 +177,11 @@ done
 
 echo
 echo "Link time, milliseconds, median/min ($(uname -m), $(nproc) cores; in-process: files already in memory)"
-printf "$FMT" set objects relocs objrt RuntimeDyld RTDyld/objrt dlopen-loop dlopen/objrt \
-    "objrt-run*" "dlopen-1st*" "dl1st/run"
+printf "$FMT" set objects relocs objrt RuntimeDyld RTD/ob objrt-cpu RTD-cpu RTD/ob dlopen-loop dl/ob \
+    "objrt-run*" "dlopen-1st*" dl/run
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done
-echo "objrt, RuntimeDyld: in-process link of the extracted members (median/min over repetitions);"
+echo "objrt, RuntimeDyld: in-process link of the extracted members, wall time median/min over repetitions;"
+echo " -cpu: median process CPU time of the same repetitions (less disturbed by other load);"
 echo " dlopen-loop: in-process dlopen(RTLD_NOW|RTLD_LOCAL)+dlclose of the .so, median, each dlclose verified."
 echo "*fresh process per sample ($SAMPLES samples): objrt-run = link_us of 'objrt run --stats' (its own"
 echo " timer), dlopen-1st = first dlopen of the .so in a new process (timed around the call)."
