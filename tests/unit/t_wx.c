@@ -1,0 +1,164 @@
+/*
+ * t_wx.c - no mapping is ever writable and executable, during or after a load.
+ *
+ * usage: t_wx BIG.o ROUNDS
+ *  - race: a second thread reads /proc/self/maps as fast as it can while the main thread
+ *    loads and unloads BIG.o ROUNDS times; no scan may see a w+x mapping.
+ *  - after-load: code r-x, writable data rw-, rodata not writable, no w+x anywhere.
+ * Controls: the checker flags an rwx and a -wx mapping made on purpose; the racing
+ * poller catches an rwx window opened by the main thread.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include "t_common.h"
+
+static unsigned char *g_img;
+static size_t g_size;
+
+static atomic_int g_stop;
+static atomic_long g_scans, g_hits;
+static char g_first_hit[256];
+
+static void *poller(void *arg)
+{
+    (void)arg;
+    char why[256];
+    while (!atomic_load(&g_stop)) {
+        if (t_wx_scan(why, sizeof why) > 0 && atomic_fetch_add(&g_hits, 1) == 0)
+            snprintf(g_first_hit, sizeof g_first_hit, "%s", why);
+        atomic_fetch_add(&g_scans, 1);
+    }
+    return NULL;
+}
+
+static void start_poller(pthread_t *t)
+{
+    atomic_store(&g_stop, 0);
+    atomic_store(&g_scans, 0);
+    atomic_store(&g_hits, 0);
+    g_first_hit[0] = 0;
+    pthread_create(t, NULL, poller, NULL);
+}
+
+static void stop_poller(pthread_t t)
+{
+    atomic_store(&g_stop, 1);
+    pthread_join(t, NULL);
+}
+
+/* Wait until the poller finished at least two more full scans (bounded). */
+static void wait_scans(void)
+{
+    long s = atomic_load(&g_scans);
+    for (int i = 0; i < 20000 && atomic_load(&g_scans) < s + 2; i++) usleep(50);
+}
+
+static void control_static(void)
+{
+    char why[256];
+    int base = t_wx_scan(why, sizeof why);
+    t_report("wx-no-wx-mapping-at-start", base == 0, "already present before any load: %s", why);
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int rwx = t_wx_scan(why, sizeof why);
+    munmap(p, 4096);
+    p = mmap(NULL, 4096, PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int wx = t_wx_scan(why, sizeof why);
+    munmap(p, 4096);
+    t_report("wx-control-checker-flags-rwx", rwx == base + 1, "rwx mapping not flagged (%d)", rwx);
+    t_report("wx-control-checker-flags-wx", wx == base + 1, "-wx mapping not flagged (%d)", wx);
+}
+
+/* Control: the racing poller catches rwx windows opened by this thread. */
+static void control_race(void)
+{
+    pthread_t t;
+    start_poller(&t);
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int i = 0; i < 20; i++) {
+        mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+        wait_scans();
+        mprotect(p, 4096, PROT_READ | PROT_WRITE);
+        wait_scans();
+    }
+    stop_poller(t);
+    munmap(p, 4096);
+    t_report("wx-control-poller-catches-rwx-window", atomic_load(&g_hits) > 0,
+             "poller missed 20 rwx windows (%ld scans)", atomic_load(&g_scans));
+}
+
+static void race(int rounds)
+{
+    objrt_ctx *ctx = objrt_new();
+    pthread_t t;
+    start_poller(&t);
+    int loaded = 0;
+    const char *err = "";
+    for (int i = 0; i < rounds; i++) {
+        objrt_unit *u = t_load_mem(ctx, "big.o", g_img, g_size);
+        if (!u) { err = objrt_error(ctx); break; }
+        loaded++;
+        objrt_unload(u);
+    }
+    stop_poller(t);
+    long hits = atomic_load(&g_hits), scans = atomic_load(&g_scans);
+    if (loaded < rounds)
+        t_report("wx-race-load-unload", 0, "load %d failed: %s", loaded + 1, err);
+    else
+        t_report("wx-race-load-unload", hits == 0 && scans > 0,
+                 "%ld of %ld scans saw a w+x mapping during %d loads, first: %s", hits, scans, rounds, g_first_hit);
+    objrt_free(ctx);
+}
+
+/* Permissions of the mapping holding `sym` of `u`, or "none". */
+static const char *perms_of(objrt_unit *u, const char *sym, char buf[8])
+{
+    void *p = objrt_unit_sym(u, sym);
+    t_map m;
+    if (!p || !t_maps_find((uintptr_t)p, &m)) return strcpy(buf, "none");
+    return strcpy(buf, m.perms);
+}
+
+static void after_load(void)
+{
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = t_load_mem(ctx, "big.o", g_img, g_size);
+    if (!u) {
+        t_report("wx-after-load", 0, "load failed: %s", objrt_error(ctx));
+        objrt_free(ctx);
+        return;
+    }
+    char why[256], b[8];
+    int n = t_wx_scan(why, sizeof why);
+    t_report("wx-after-load-no-wx-mapping", n == 0, "%d w+x mappings, first: %s", n, why);
+    const char *code = perms_of(u, "big_entry", b);
+    t_report("wx-after-load-code-r-x", strncmp(code, "r-x", 3) == 0, "big_entry is in a %s mapping", code);
+    const char *data = perms_of(u, "big_rw", b);
+    t_report("wx-after-load-data-rw-", strncmp(data, "rw-", 3) == 0, "big_rw is in a %s mapping", data);
+    const char *fptrs = perms_of(u, "big_table_rw", b);
+    t_report("wx-after-load-reloc-data-rw-", strncmp(fptrs, "rw-", 3) == 0, "big_table_rw is in a %s mapping", fptrs);
+    const char *ro = perms_of(u, "big_ro", b);
+    t_report("wx-after-load-rodata-not-writable", ro[0] == 'r' && ro[1] == '-', "big_ro is in a %s mapping", ro);
+    const char *bss = perms_of(u, "big_bss", b);
+    t_report("wx-after-load-bss-rw-", strncmp(bss, "rw-", 3) == 0, "big_bss is in a %s mapping", bss);
+    int (*entry)(int) = (int (*)(int))objrt_unit_sym(u, "big_entry");
+    int v = entry ? entry(1) : -1;
+    /* big_f<n>(1) = n + 1 + big_rw[n % 64] + big_ro[n * 7]; summed over n = 0, 97, ... twice. */
+    int expect = 0;
+    for (int i = 0; i < 1000; i += 97)
+        expect += 2 * (i + 1 + (i % 64 == 0 ? 7 : 0) + (i == 0 ? 1 : 0));
+    t_report("wx-after-load-code-runs", v == expect, "big_entry(1) = %d, expected %d", v, expect);
+    objrt_unload(u);
+    objrt_free(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) { fprintf(stderr, "usage: %s BIG.o ROUNDS\n", argv[0]); return 2; }
+    g_img = t_read_file(argv[1], &g_size);
+    control_static();
+    control_race();
+    after_load();
+    race(atoi(argv[2]));
+    free(g_img);
+    return t_exit_status();
+}
