@@ -7,6 +7,7 @@
  * child process, since it may crash) opens all standard libraries, which touches libc's
  * stdin/stdout/stderr: Debian's liolib.o reaches `stdout` with R_X86_64_PC32, so a linker
  * that places the code out of 32-bit reach of libc data must handle or reject that.
+ * For the generated LLVM-JIT-style set it compares jit_selftest() with jit_expected.
  * Every check runs in a child process so a crash of linked code is reported, not fatal.
  * Prints one "check=..." line.
  */
@@ -149,6 +150,22 @@ static int check_lua(lookup_fn lookup, void *cookie)
     return ok ? 0 : -1;
 }
 
+typedef long long (*selftest_fn)(void);
+
+/* LLVM-JIT-style set (gen_jit_set.py): the generated code's sum must equal Python's. */
+static int check_jit(lookup_fn lookup, void *cookie)
+{
+    LOOK(selftest, selftest_fn, "jit_selftest");
+    const long long *expected = lookup(cookie, "jit_expected");
+    if (!expected) {
+        printf("check=FAILED symbol jit_expected not found\n");
+        return -1;
+    }
+    long long got = selftest();
+    printf("check=%s jit_selftest()=%lld expected=%lld\n", got == *expected ? "ok" : "FAILED", got, *expected);
+    return got == *expected ? 0 : -1;
+}
+
 struct check_args {
     const char *what;
     lookup_fn lookup;
@@ -162,6 +179,8 @@ static int check_child(void *p)
         return check_sqlite(a->lookup, a->cookie) ? 1 : 0;
     if (strcmp(a->what, "lua") == 0)
         return check_lua(a->lookup, a->cookie) ? 1 : 0;
+    if (strcmp(a->what, "jit") == 0)
+        return check_jit(a->lookup, a->cookie) ? 1 : 0;
     printf("check=FAILED unknown check '%s'\n", a->what);
     return 1;
 }

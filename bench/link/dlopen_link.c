@@ -2,7 +2,7 @@
  * dlopen_link.c - time dlopen(LIB, RTLD_NOW | RTLD_LOCAL) + dlclose, the dynamic-linker
  * reference point for the link benchmark.
  *
- * usage: dlopen_link [-r REPS] [-t SECONDS] [-c sqlite|lua|none] [-1] LIB.so
+ * usage: dlopen_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-1] LIB.so
  *
  * libm is loaded once before timing (the objrt and RuntimeDyld harnesses load it too).
  *   first_us   the first dlopen of LIB in this process: the honest cold-process number
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
             break;
     }
     if (i != argc - 1 || reps < 1) {
-        fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|none] [-1] LIB.so\n", argv[0]);
+        fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-1] LIB.so\n", argv[0]);
         return 2;
     }
     const char *lib = argv[i];

@@ -1,7 +1,7 @@
 /*
  * objrt_link.c - time linking N relocatable objects (or archives) in-process with objrt.
  *
- * usage: objrt_link [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE...
+ * usage: objrt_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE...
  *
  * Same protocol as rtdyld_link.cpp so the numbers compare:
  *   * every file is read into memory before timing starts; objrt_new() and
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-c") && i + 1 < argc)
             what = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE...\n", argv[0]);
+            fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE...\n", argv[0]);
             return 2;
         }
     }

@@ -1,6 +1,6 @@
 // rtdyld_link.cpp - time linking N relocatable objects in-process with LLVM 14 RuntimeDyld.
 //
-// usage: rtdyld_link [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE.o...
+// usage: rtdyld_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE.o...
 //
 // Protocol (mirrors objrt_link.c so the numbers compare):
 //   * every file is read into memory before timing starts;
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "-c") && i + 1 < argc)
             what = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|none] FILE.o...\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE.o...\n", argv[0]);
             return 2;
         }
     }
