@@ -101,11 +101,17 @@ ms() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.3f", a / 1000; else print
 checks=()
 FMT='%-7s %7s %7s %15s %15s %13s %9s %9s %8s %11s %8s %15s %15s %8s\n'
 rows=()
-# bench_set NAME ARCHIVE|DIR SONAME|- CHECK: ARCHIVE is extracted; a DIR's *.o are used.
+# bench_set NAME ARCHIVE|DIR SONAME|- CHECK [optional]: ARCHIVE is extracted; a DIR's *.o
+# are used. A missing optional input is skipped with a note instead of failing the run.
 bench_set() {
     local set=$1 archive=$2 so=$3 check=$4 d="$W/$1"
     if [ ! -e "$archive" ]; then
-        note "bench/link: $archive missing (scripts/install-deps.sh installs it)"; status=1; return
+        if [ "${5:-}" = optional ]; then
+            note "bench/link: $archive missing: set '$set' skipped (apt-get install liblua5.4-dev)"
+        else
+            note "bench/link: $archive missing (scripts/install-deps.sh installs it)"; status=1
+        fi
+        return
     fi
     mkdir -p "$d/members"
     if [ -d "$archive" ]; then cp "$archive"/*.o "$d/members/"; else (cd "$d/members" && ar x "$archive"); fi
@@ -180,7 +186,7 @@ bench_set() {
 for set in $SETS; do
     case "$set" in
     sqlite) bench_set sqlite "$LIBDIR/libsqlite3.a" libsqlite3.so.0 sqlite ;;
-    lua)    bench_set lua "$LIBDIR/liblua5.4.a" liblua5.4.so.0 lua ;;
+    lua)    bench_set lua "$LIBDIR/liblua5.4.a" liblua5.4.so.0 lua optional ;;
     jit)    # llvmlite comes with Debian's python3-llvmlite, for /usr/bin/python3.
             if /usr/bin/python3 "$ROOT/bench/link/gen_jit_set.py" "$W/jit-gen" 20 100 2>"$W/jit-gen.log"; then
                 bench_set jit "$W/jit-gen" - jit
