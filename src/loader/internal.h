@@ -86,6 +86,7 @@ typedef struct objrt_gsym {
     uint8_t state;
     uint8_t bind;               /* binding of the definition */
     bool strong_ref;            /* some reference is not weak: archives may be searched */
+    int8_t host_func;           /* G_EXTERNAL: 1 code, 0 data, -1 not yet asked (dladdr) */
     uint64_t addr;              /* G_EXTERNAL now; unit symbols after placement */
     uint64_t common_size, common_align, common_off;
 } objrt_gsym;
@@ -211,6 +212,9 @@ int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint6
 void objrt_obj_free(objrt_obj *o);
 /* The same "fixed" answer as objrt_sym_addr, without computing the address. */
 bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx);
+/* Is the symbol bound to a function outside the unit? Such a target may be given a stub
+ * in the unit to serve as its address for references that cannot reach it. */
+bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
 objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx);
 const objrt_arch *objrt_host_arch(void);
 void *objrt_lookup_external(objrt_ctx *ctx, const char *name);

@@ -204,7 +204,11 @@ static int count_slots(objrt_link *l, objrt_obj *o)
             bool fixed = objrt_sym_is_fixed(l, o, sym);
             bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
             bool ranged = h->check != C_NONE && h->bits < 64;
-            if (ranged && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
+            /* A host function's address may be taken through a stub in the unit, as a
+             * static link would use a canonical PLT entry; host data has no such escape. */
+            bool canonical = ranged && fixed && (h->formula == F_PCREL || h->formula == F_ABS) &&
+                             objrt_sym_is_host_function(l, o, sym);
+            if (ranged && !canonical && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
                 add_winref(l, o->index, (uint32_t)target, &r[k]))
                 return -1;
             p->relocations++;
@@ -212,7 +216,8 @@ static int count_slots(objrt_link *l, objrt_obj *o)
                 h->formula == F_PLTOFF)
                 p->got_base_used = true;
             bool got = uses_got_slot(h->formula);
-            bool stub = h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0;
+            bool stub = (h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0) ||
+                        canonical;
             if (!got && !stub)
                 continue;
             objrt_slotkey key = objrt_target_key(o, o->index, sym);
@@ -323,15 +328,46 @@ static void derive_window(objrt_link *l)
         const char *why = objrt_sym_name(o, sym);
         value_range(h, &min, &max);
         if (fixed) {                        /* PC-relative to a fixed address */
-            if (h->formula == F_PAGE_PCREL) {   /* page rounding of both ends */
-                min = (min << 12) + 4096;
-                max = (max << 12) - 4096;
+            if (h->formula == F_PAGE_PCREL) {   /* page rounding of P: one 4 KiB page */
+                min += 4096;
+                max -= 4096;
             }
             narrow(p, sa - place - max, sa - place - min, why);
         } else {                            /* absolute reference into the unit */
             narrow(p, min - sa, max - sa, why);
         }
     }
+}
+
+/* The stubs follow the code; in a unit wider than the branch reach they go instead between
+ * the two code items whose boundary is nearest the middle of the code, so that code on both
+ * sides (up to about twice the reach) has them within reach. */
+static int add_stubs(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    objrt_item stubs = { IT_STUBS, GRP_RX, 0, 0, 0, (uint64_t)p->stubs * l->arch->stub_size,
+                         l->arch->stub_align };
+    if (add_item(l, stubs))
+        return -1;
+    if (!p->internal_stubs)
+        return 0;
+    size_t n = p->nitems - 1, at = n;
+    uint64_t code = 0, before = 0, best = UINT64_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (p->items[i].group == GRP_RX)
+            code += p->items[i].size;
+    for (size_t i = 0; i <= n; i++) {       /* boundary before item i */
+        uint64_t d = before > code / 2 ? before - code / 2 : code / 2 - before;
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+        if (i < n && p->items[i].group == GRP_RX)
+            before += p->items[i].size;
+    }
+    memmove(&p->items[at + 1], &p->items[at], (n - at) * sizeof *p->items);
+    p->items[at] = stubs;
+    return 0;
 }
 
 static size_t plan_page_size(objrt_link *l)
@@ -364,9 +400,7 @@ int objrt_plan_layout(objrt_link *l)
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && count_slots(l, l->objs[m]))
             return -1;
-    if (p->stubs && add_item(l, (objrt_item){ IT_STUBS, GRP_RX, 0, 0, 0,
-                                              (uint64_t)p->stubs * l->arch->stub_size,
-                                              l->arch->stub_align }))
+    if (p->stubs && add_stubs(l))
         return -1;
     if ((p->got_slots || p->got_base_used) &&
         add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0,

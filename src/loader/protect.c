@@ -21,13 +21,11 @@ static pthread_once_t frame_once = PTHREAD_ONCE_INIT;
  * code; loaded here if nothing in the process needed it yet. */
 static void find_unwinder(void)
 {
-    void *h = RTLD_DEFAULT;
-    if (!dlsym(h, "__register_frame"))
-        h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (h) {
-        register_frame = (frame_fn)(uintptr_t)dlsym(h, "__register_frame");
-        deregister_frame = (frame_fn)(uintptr_t)dlsym(h, "__deregister_frame");
-    }
+    void *h = RTLD_DEFAULT;     /* NULL: it cannot double as "not found" */
+    if (!dlsym(h, "__register_frame") && !(h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL)))
+        return;
+    register_frame = (frame_fn)(uintptr_t)dlsym(h, "__register_frame");
+    deregister_frame = (frame_fn)(uintptr_t)dlsym(h, "__deregister_frame");
     if (!register_frame || !deregister_frame)
         register_frame = deregister_frame = NULL;
 }

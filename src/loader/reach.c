@@ -26,9 +26,8 @@ void objrt_reach_print(const struct objrt_reach *r, FILE *out)
                     (unsigned long long)r->count[t], (unsigned long long)r->far[t], "64-bit", "-");
             continue;
         }
+        /* bits is the range of the value in bytes (ADRP: 33 bits of page difference) */
         uint64_t limit = (uint64_t)1 << (h->check == C_UNSIGNED ? h->bits : h->bits - 1);
-        if (h->formula == F_PAGE_PCREL || h->formula == F_GOT_PAGE_PCREL)
-            limit <<= 12;   /* ADRP: the field holds pages, the value bytes */
         fprintf(out, "  %-32s %8llu %#18llx %#18llx %6.2f%%\n", h->name,
                 (unsigned long long)r->count[t], (unsigned long long)r->far[t],
                 (unsigned long long)limit, 100.0 * (double)r->far[t] / (double)limit);

@@ -85,8 +85,17 @@ static int compute(objrt_link *l, const site *s, uint64_t *v)
     uint64_t S = s->S, A = (uint64_t)s->A, P = s->P, GOT = got_base(l), G = 0;
     int64_t rest = 0;
     switch (s->h->formula) {
-    case F_ABS:         *v = S + A; return 0;
-    case F_PCREL:       *v = S + A - P; return 0;
+    case F_ABS:
+    case F_PCREL:
+        *v = S + A - (s->h->formula == F_PCREL ? P : 0);
+        if (objrt_value_fits(s->h, *v) || !s->fixed)
+            return 0;
+        /* a host function out of reach: its stub in the unit serves as its address */
+        uint64_t C = slot_of(l, s, &p->stub_map, (uintptr_t)l->base + p->stub_off,
+                             l->arch->stub_size, &rest);
+        if (C)
+            *v = C + (uint64_t)rest - (s->h->formula == F_PCREL ? P : 0);
+        return 0;
     case F_GOTOFF:      *v = S + A - GOT; return 0;
     case F_GOTPC:       *v = GOT + A - P; return 0;
     case F_PLTOFF:      *v = S + A - GOT; return 0;  /* 64-bit: the target itself serves as L */

@@ -8,6 +8,8 @@
  * What the unit leaves undefined is bound outside it (objrt_lookup_external) or, if only
  * weakly referenced, to 0.
  */
+#include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,6 +194,7 @@ static int bind_outside(objrt_link *l)
             return objrt_fail(l->ctx, "%s: undefined symbol '%s'", first_referrer(l, (uint32_t)g),
                               s->name);
         s->state = G_EXTERNAL;
+        s->host_func = -1;
         s->addr = (uint64_t)(uintptr_t)addr;    /* 0 for an unresolved weak reference */
     }
     return 0;
@@ -271,4 +274,27 @@ bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
     if (g->state == G_DEF)
         return objrt_sym_shndx(l->objs[g->obj], g->sym) == SHN_ABS;
     return g->state == G_EXTERNAL;
+}
+
+static bool is_code_address(uint64_t addr)
+{
+    Dl_info info;
+    const ElfW(Sym) *es = NULL;
+    void *p = (void *)(uintptr_t)addr;
+    if (!addr || !dladdr1(p, &info, (void **)&es, RTLD_DL_SYMENT) || !es || info.dli_saddr != p)
+        return false;
+    int t = ELF64_ST_TYPE(es->st_info);
+    return t == STT_FUNC || t == STT_GNU_IFUNC;
+}
+
+bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    if (symidx < o->first_global)
+        return false;
+    objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
+    if (g->state != G_EXTERNAL)
+        return false;
+    if (g->host_func < 0)
+        g->host_func = is_code_address(g->addr);
+    return g->host_func;
 }
