@@ -5,23 +5,38 @@
  * sequence carries every task's writes to the last arrival, and its release store of the
  * generation carries them to every waiter (acquire), so data written before the barrier
  * is visible after it. The counter is reset before the generation moves, so the barrier
- * can be reused at once. */
+ * can be reused at once.
+ *
+ * A task that fails returns without reaching the barriers the others wait at; it breaks
+ * the barrier instead, which releases every waiter and makes later waits return -1 at
+ * once, so a failed launch ends instead of hanging. */
 #include "rt_internal.h"
 
 void rt_barrier_reset(rt_barrier *b, long spin_ns)
 {
     atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->broken, 0, memory_order_relaxed);
     b->spin_ns = spin_ns;
 }
 
-void rt_barrier_wait(rt_barrier *b, int ntask)
+int rt_barrier_wait(rt_barrier *b, int ntask)
 {
     int gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+    if (atomic_load_explicit(&b->broken, memory_order_acquire))
+        return -1;
     if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == ntask) {
         atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
         atomic_fetch_add(&b->generation, 1);
         rt_wake_waiters(&b->generation, &b->sleepers);
-        return;
+        return 0;
     }
     rt_wait_while_equal(&b->generation, gen, &b->sleepers, b->spin_ns);
+    return atomic_load_explicit(&b->broken, memory_order_acquire) ? -1 : 0;
+}
+
+void rt_barrier_break(rt_barrier *b)
+{
+    atomic_store(&b->broken, 1);
+    atomic_fetch_add(&b->generation, 1);
+    rt_wake_waiters(&b->generation, &b->sleepers);
 }

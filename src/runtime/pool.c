@@ -33,7 +33,7 @@ typedef struct pool {
     int quit;
     _Alignas(64) atomic_int pending;   /* tasks 1..n-1 not finished yet */
     atomic_int caller_sleepers;
-    _Alignas(64) atomic_int err_task;  /* lowest failed task id, INT_MAX if none */
+    _Alignas(64) atomic_int err_key;   /* failure reported (see record_error), INT_MAX if none */
     pthread_mutex_t err_lock;
     char err_msg[1024];
     rt_barrier barrier;
@@ -45,14 +45,18 @@ static int thread_override;
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static __thread int tl_in_task;
+static __thread int tl_saw_broken;     /* this task was told a barrier broke */
 
 int rt_in_task(void) { return tl_in_task; }
 
+/* The launch reports one failure: a task's own failure before one that only followed a
+ * broken barrier, then the lowest task id. */
 static void record_error(pool *p, int task)
 {
+    int key = (tl_saw_broken << 16) | task;
     pthread_mutex_lock(&p->err_lock);
-    if (task < atomic_load_explicit(&p->err_task, memory_order_relaxed)) {
-        atomic_store_explicit(&p->err_task, task, memory_order_relaxed);
+    if (key < atomic_load_explicit(&p->err_key, memory_order_relaxed)) {
+        atomic_store_explicit(&p->err_key, key, memory_order_relaxed);
         snprintf(p->err_msg, sizeof p->err_msg, "%s", TVMGetLastError());
     }
     pthread_mutex_unlock(&p->err_lock);
@@ -62,8 +66,11 @@ static void run_task(pool *p, int task)
 {
     TVMParallelGroupEnv env = {p, p->num_task};
     tl_in_task = 1;
-    if (p->fn(task, &env, p->cdata) != 0)
+    tl_saw_broken = 0;
+    if (p->fn(task, &env, p->cdata) != 0) {
         record_error(p, task);
+        rt_barrier_break(&p->barrier);
+    }
     tl_in_task = 0;
 }
 
@@ -198,17 +205,17 @@ static int launch_on(pool *p, FTVMParallelLambda fn, void *cdata, int n)
     p->fn = fn;
     p->cdata = cdata;
     p->num_task = n;
-    atomic_store_explicit(&p->err_task, INT_MAX, memory_order_relaxed);
+    atomic_store_explicit(&p->err_key, INT_MAX, memory_order_relaxed);
     rt_barrier_reset(&p->barrier, p->spin_ns);
     atomic_store_explicit(&p->pending, n - 1, memory_order_relaxed);
     for (int i = 1; i < n; i++)
         post(&p->workers[i]);
     run_task(p, 0);
     wait_pending(p);
-    failed = atomic_load_explicit(&p->err_task, memory_order_relaxed);
+    failed = atomic_load_explicit(&p->err_key, memory_order_relaxed);
     if (failed == INT_MAX)
         return 0;
-    objrt_set_last_error("task %d: %s", failed, p->err_msg);
+    objrt_set_last_error("task %d: %s", failed & 0xffff, p->err_msg);
     return -1;
 }
 
@@ -248,8 +255,11 @@ int objrt_parallel_barrier(int task_id, TVMParallelGroupEnv *penv)
     (void)task_id;
     if (!penv || penv->num_task <= 1 || !penv->sync_handle)
         return 0;
-    rt_barrier_wait(&((pool *)penv->sync_handle)->barrier, penv->num_task);
-    return 0;
+    if (rt_barrier_wait(&((pool *)penv->sync_handle)->barrier, penv->num_task) == 0)
+        return 0;
+    tl_saw_broken = 1;
+    objrt_set_last_error("TVMBackendParallelBarrier: another task of the launch failed");
+    return -1;
 }
 
 int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void *cdata, int num_task)

@@ -37,11 +37,13 @@ int rt_check_workspace(const void *p, size_t nbytes);
 typedef struct rt_barrier {
     _Alignas(64) atomic_int arrived;
     _Alignas(64) atomic_int generation;
+    atomic_int broken;               /* a task failed: waits return -1 */
     atomic_int sleepers;
     long spin_ns;
 } rt_barrier;
 void rt_barrier_reset(rt_barrier *b, long spin_ns);
-void rt_barrier_wait(rt_barrier *b, int ntask);
+int rt_barrier_wait(rt_barrier *b, int ntask);
+void rt_barrier_break(rt_barrier *b);
 
 /* pool.c: is the calling thread running a task of a launch? */
 int rt_in_task(void);

@@ -1,6 +1,7 @@
 /* sync.c - the waiting primitives every blocking point of the runtime is built from:
  * spin on a word for a bounded time, then sleep on it with a futex. */
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ int rt_spin_while_equal(atomic_int *word, int old, long spin_ns)
         v = atomic_load_explicit(word, memory_order_acquire);
         if ((i & 63) == 0) {            /* read the clock rarely: it costs more than a pause */
             long now = rt_now_ns();
+            sched_yield();              /* on a busy machine, let the thread we wait for run */
             if (deadline == 0)
                 deadline = now + spin_ns;
             else if (now > deadline)
