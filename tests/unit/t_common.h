@@ -206,7 +206,9 @@ static void t_case(const char *name, t_case_fn fn, void *arg)
     }
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (WIFSIGNALED(st))
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+        t_report(name, 0, "did not finish within its time limit (alarm)");
+    else if (WIFSIGNALED(st))
         t_report(name, 0, "crashed with signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
     else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
         t_failures++;                    /* the child already printed its FAIL line */
@@ -232,7 +234,9 @@ static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
     }
     int st = 0, ok = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (WIFSIGNALED(st))
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+        snprintf(why, whylen, "did not finish within its time limit (alarm)");
+    else if (WIFSIGNALED(st))
         snprintf(why, whylen, "crashed with signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
     else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
         snprintf(why, whylen, "%s", shared);

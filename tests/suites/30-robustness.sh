@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# 30-robustness: hostile and edge-case inputs through the C API (objrt_load,
+# objrt_load_memory, objrt_error, objrt_unload). The tests are C programs in tests/unit/
+# built here against $BUILD/libobjrt.a; fixtures are compiled from tests/unit/fixtures/
+# with the target compiler. Each program prints its own PASS/FAIL lines; a program that
+# dies or leaves a sanitizer report is one more FAIL. Configs: x86_64:, x86_64:asan,
+# aarch64: (under qemu, with the exceptions noted below); nothing for tsan.
+set -u
+. "$ROOT/tests/lib.sh"
+
+case "$TARGET:$SAN" in
+    x86_64: | x86_64:asan | aarch64:) ;;
+    *) exit 0 ;;
+esac
+
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+UNIT=$ROOT/tests/unit
+FIXSRC=$UNIT/fixtures
+BIN=$B/tests/unit
+FX=$TMP/fx
+mkdir -p "$BIN" "$FX"
+
+SANF=""
+[ "$SAN" = asan ] && SANF="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+AR=ar
+[ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar
+# exitcode 86: a sanitizer report at exit is told apart from the tests' own status 1.
+export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
+export UBSAN_OPTIONS="print_stacktrace=1"
+
+if [ ! -f "$B/libobjrt.a" ]; then
+    fail "robustness-build: $B/libobjrt.a missing (run make first)"
+    exit 0
+fi
+
+# ---- fixtures -------------------------------------------------------------------------
+fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $FIXSRC/NAME.c
+    local name=$1; shift
+    $GCC -O2 "$@" -c "$FIXSRC/$name.c" -o "$FX/$name.o" 2>"$FX/$name.err" ||
+        { fail "robustness-fixture-$name: $(tail -n 2 "$FX/$name.err" | tr '\n' ' ')"; return 1; }
+}
+for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call; do
+    fixture $f
+done
+# -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
+fixture reach_data -fno-pic
+fixture reach_two -fno-pic
+rm -f "$FX/libar.a"
+$AR rcs "$FX/libar.a" "$FX/ar_one.o" "$FX/ar_two.o" || fail "robustness-fixture-libar: ar failed"
+
+# align-P-A-D.o: CODE_BYTES = DATA_BYTES = P - D, aligned to A (t_reserve decodes the name).
+ALIGN_OBJS=()
+for p in 4096 16384 65536; do
+    for a in 1 4 8 16 64 4096; do
+        for d in 1 9; do
+            o=$FX/align-$p-$a-$d.o
+            ALIGN_OBJS+=("$o")
+            echo "$GCC -O2 -c -DCODE_BYTES=$((p - d)) -DDATA_BYTES=$((p - d)) -DALIGN=$a $FIXSRC/align.c -o $o"
+        done
+    done
+done | xargs -P 2 -I{} sh -c '{}' || fail "robustness-fixture-align: compile failed"
+
+# ---- test programs --------------------------------------------------------------------
+build_test() {   # build_test NAME: $BIN/NAME from $UNIT/NAME.c
+    local name=$1
+    # shellcheck disable=SC2086
+    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $SANF -I"$ROOT/include" -I"$UNIT" \
+        "$UNIT/$name.c" "$B/libobjrt.a" -ldl -lpthread -o "$BIN/$name" 2>"$TMP/$name.build" ||
+        { fail "$name-build: $(grep -m 2 -E 'error|undefined' "$TMP/$name.build" | tr '\n' ' ')"; return 1; }
+}
+
+# run_test NAME ARGS...: relays the program's PASS/FAIL lines; a crash, a timeout, a
+# sanitizer report or an exit status other than 0/1 (1 only with a FAIL line) is a FAIL.
+run_test() {
+    local name=$1; shift
+    [ -x "$BIN/$name" ] || return 0
+    local out=$TMP/$name.out err=$TMP/$name.stderr rc
+    # shellcheck disable=SC2086
+    timeout 150 $RUN "$BIN/$name" "$@" >"$out" 2>"$err"; rc=$?
+    grep -E '^(PASS|FAIL) ' "$out"
+    local nfail; nfail=$(grep -c '^FAIL ' "$out")
+    if [ "$rc" -eq 124 ]; then
+        fail "$name-process: timed out after 150 s"
+    elif [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && [ "$nfail" -gt 0 ]; }; then
+        fail "$name-process: exited $rc: $(grep -m 3 -E 'ERROR|SUMMARY|runtime error|Assert|assert' "$err" | tr '\n' ' ')"
+    elif grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$err"; then
+        fail "$name-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$err" | tr '\n' ' ')"
+    fi
+    # Keep the program's stderr for a reader of a failure.
+    [ -s "$err" ] && cp "$err" "$BIN/$name.last-stderr"
+    return 0
+}
+
+TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve"
+# x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
+# bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
+# such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
+# under qemu-user is qemu's own).
+[ "$TARGET" = x86_64 ] && TESTS="$TESTS t_reach t_wx t_bigmem"
+for t in $TESTS; do build_test "$t"; done
+
+run_test t_truncate "$FX/basic.o" "$TMP"
+run_test t_corrupt "$FX/basic.o"
+run_test t_ar_corrupt "$FX/ar_main.o" "$FX/libar.a"
+run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o"
+run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o"
+run_test t_error_api "$FX/missing.o" "$FX/basic.o"
+run_test t_reserve "${ALIGN_OBJS[@]}"
+if [ "$TARGET" = x86_64 ]; then
+    run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o"
+    if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
+    run_test t_wx "$FX/big.o" "$rounds"
+    run_test t_bigmem "$FX/bigbss.o" "$FX/basic.o"
+    # ASan's quarantine keeps freed blocks resident on purpose: make it small here so
+    # VmRSS measures objrt, not the quarantine (use-after-free is covered elsewhere).
+    ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
+        run_test t_cycles "$FX/basic.o" 10000 rss
+else
+    # Under qemu-user VmRSS is qemu's own (translation cache included): mappings only.
+    run_test t_cycles "$FX/basic.o" 2000
+fi
+
+# ---- fuzzing (x86_64: only) -----------------------------------------------------------
+if [ "$TARGET:$SAN" = x86_64: ]; then
+    FZ=$B/tests/fuzz
+    mkdir -p "$FZ/artifacts" "$TMP/corpus"
+    if bash "$ROOT/tests/fuzz/build.sh" "$FZ" >"$TMP/fuzz-build.log" 2>&1; then
+        timeout 120 "$FZ/fuzz_load" -max_total_time=45 -runs=5000000 -timeout=10 -rss_limit_mb=2048 \
+            -max_len=65536 -print_final_stats=1 -artifact_prefix="$FZ/artifacts/" \
+            "$TMP/corpus" "$FZ/corpus" >"$TMP/fuzz.log" 2>&1; rc=$?
+        cp "$TMP/fuzz.log" "$FZ/last-run.log"
+        if [ "$rc" -eq 0 ]; then
+            pass "fuzz-load-memory-45s-no-crash"
+        else
+            art=$(grep -m 1 -oE "Test unit written to [^ ]+" "$TMP/fuzz.log" | sed 's/Test unit written to //')
+            fail "fuzz-load-memory-45s-no-crash: exit $rc: $(grep -m 1 -E 'ERROR|SUMMARY|runtime error|deadly signal' "$TMP/fuzz.log" | cut -c1-200); reproduce: $FZ/fuzz_load ${art:-(no artifact)} (log: $FZ/last-run.log)"
+        fi
+    else
+        fail "fuzz-build: $(grep -m 2 -E 'error' "$TMP/fuzz-build.log" | tr '\n' ' ')"
+    fi
+fi
+exit 0
