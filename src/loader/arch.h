@@ -7,6 +7,7 @@
 #ifndef OBJRT_ARCH_H
 #define OBJRT_ARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,19 +77,18 @@ const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
 /* The one overflow rule: does `v` fit the field described by `h`? */
 static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
 {
-    int64_t s = (int64_t)v;
     if (h->align > 1 && (v & (uint64_t)(h->align - 1)))
         return 0;
     if (h->check == C_NONE || h->bits >= 64)
         return 1;
-    int64_t smin = -((int64_t)1 << (h->bits - 1)), smax = ((int64_t)1 << (h->bits - 1)) - 1;
-    uint64_t umax = ((uint64_t)1 << h->bits) - 1;
+    unsigned drop = 64 - h->bits;
+    bool fits_signed = (int64_t)(v << drop) >> drop == (int64_t)v;
+    bool fits_unsigned = (v >> h->bits) == 0;
     switch (h->check) {
-    case C_SIGNED:   return s >= smin && s <= smax;
-    case C_UNSIGNED: return v <= umax;
-    case C_EITHER:   return (s >= smin && s <= smax) || v <= umax;
+    case C_SIGNED:   return fits_signed;
+    case C_UNSIGNED: return fits_unsigned;
+    default:         return fits_signed || fits_unsigned;
     }
-    return 0;
 }
 
 #endif

@@ -63,10 +63,31 @@ static int strmap_grow(objrt_strmap *m)
 
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val)
 {
+    return objrt_strmap_put_hashed(m, key, hash_str(key), val);
+}
+
+int objrt_strmap_put_hashed(objrt_strmap *m, const char *key, uint32_t hash, uint32_t val)
+{
     if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
         return -1;
-    strmap_insert(m, key, hash_str(key), val);
+    strmap_insert(m, key, hash, val);
     return 0;
+}
+
+uint32_t objrt_strmap_intern(objrt_strmap *m, const char *key, uint32_t val, uint32_t *hash)
+{
+    if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
+        return EMPTY;
+    uint32_t h = *hash = hash_str(key);
+    size_t i = h & (m->cap - 1);
+    for (; m->keys[i]; i = (i + 1) & (m->cap - 1))
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0)
+            return m->vals[i];
+    m->keys[i] = key;
+    m->hashes[i] = h;
+    m->vals[i] = val;
+    m->n++;
+    return val;
 }
 
 void objrt_strmap_free(objrt_strmap *m)

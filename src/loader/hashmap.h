@@ -22,6 +22,11 @@ typedef struct objrt_keymap {   /* (uint64_t id, int64_t addend) -> uint32_t */
 /* Lookups return UINT32_MAX when absent. Inserts return 0, or -1 when out of memory. */
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key);
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val);
+/* One probe for lookup-or-insert: returns the existing value, or inserts `val` and returns
+ * it (UINT32_MAX when out of memory). *hash receives the key's hash for later reuse. */
+uint32_t objrt_strmap_intern(objrt_strmap *m, const char *key, uint32_t val, uint32_t *hash);
+/* Insert a key whose hash is already known (from objrt_strmap_intern on another map). */
+int objrt_strmap_put_hashed(objrt_strmap *m, const char *key, uint32_t hash, uint32_t val);
 void objrt_strmap_free(objrt_strmap *m);
 
 uint32_t objrt_keymap_get(const objrt_keymap *m, uint64_t id, int64_t addend);

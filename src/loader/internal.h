@@ -82,6 +82,7 @@ enum objrt_gstate {
 
 typedef struct objrt_gsym {
     const char *name;
+    uint32_t hash;              /* of name, reused when the unit's table is built */
     uint32_t obj, sym;          /* defining (or first referencing) object and symbol */
     uint8_t state;
     uint8_t bind;               /* binding of the definition */

@@ -32,9 +32,6 @@ int objrt_push_obj(objrt_link *l, objrt_obj *o)
 
 static uint32_t gsym_get_or_add(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
 {
-    uint32_t g = objrt_strmap_get(&l->gmap, name);
-    if (g != OBJRT_NONE)
-        return g;
     if (l->ngsyms == l->capgsyms) {
         size_t cap = l->capgsyms ? l->capgsyms * 2 : 256;
         objrt_gsym *v = realloc(l->gsyms, cap * sizeof *v);
@@ -43,10 +40,10 @@ static uint32_t gsym_get_or_add(objrt_link *l, const char *name, uint32_t obj, u
         l->gsyms = v;
         l->capgsyms = cap;
     }
-    g = (uint32_t)l->ngsyms;
-    if (objrt_strmap_put(&l->gmap, name, g))
-        return OBJRT_NONE;
-    l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .obj = obj, .sym = sym, .state = G_UNDEF };
+    uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
+    if (g == l->ngsyms)
+        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
+                                              .state = G_UNDEF };
     return g;
 }
 
@@ -62,7 +59,7 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
     const Elf64_Sym *s = &o->syms[i];
     uint8_t bind = ELF64_ST_BIND(s->st_info);
     bool common = objrt_sym_shndx(o, i) == SHN_COMMON;
-    objrt_gsym def = { .name = g->name, .obj = o->index, .sym = i, .bind = bind,
+    objrt_gsym def = { .name = g->name, .hash = g->hash, .obj = o->index, .sym = i, .bind = bind,
                        .state = common ? G_COMMON : G_DEF, .strong_ref = g->strong_ref };
     if (common) {
         def.common_size = s->st_size;

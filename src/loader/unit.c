@@ -11,30 +11,13 @@
 
 void *objrt_builtin_lookup(const char *name);
 
-static bool exported(const objrt_obj *o, size_t i)
-{
-    const Elf64_Sym *s = &o->syms[i];
-    int t = ELF64_ST_TYPE(s->st_info);
-    uint32_t shndx = objrt_sym_shndx(o, i);
-    return s->st_name && shndx != SHN_UNDEF && t != STT_SECTION && t != STT_FILE;
-}
-
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
- * not indexed: they are private to their object, and indexing them costs a third of the
- * link time of a large unit. */
+ * not indexed: they are private to their object. */
 int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u)
 {
     size_t bytes = 0, count = 0;
-    for (size_t m = 0; m < l->nobjs; m++) {
-        const objrt_obj *o = l->objs[m];
-        for (size_t i = o->first_global; o->pulled && i < o->nsyms; i++)
-            if (exported(o, i)) {
-                bytes += strlen(o->str + o->syms[i].st_name) + 1;
-                count++;
-            }
-    }
     for (size_t g = 0; g < l->ngsyms; g++)
-        if (l->gsyms[g].state == G_COMMON) {
+        if (l->gsyms[g].state == G_DEF || l->gsyms[g].state == G_COMMON) {
             bytes += strlen(l->gsyms[g].name) + 1;
             count++;
         }
@@ -43,32 +26,18 @@ int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u)
     if (!u->names || !u->addrs)
         return objrt_fail(l->ctx, "out of memory");
     char *w = u->names;
-    size_t n = 0;
-    for (size_t m = 0; m < l->nobjs; m++) {
-            const objrt_obj *o = l->objs[m];
-            for (size_t i = o->first_global; o->pulled && i < o->nsyms; i++) {
-                const char *name = o->str + o->syms[i].st_name;
-                uint64_t addr;
-                bool fixed;
-                if (!exported(o, i) || objrt_strmap_get(&u->syms, name) != OBJRT_NONE ||
-                    objrt_sym_addr(l, o, i, &addr, &fixed))
-                    continue;
-                size_t len = strlen(name) + 1;
-                memcpy(w, name, len);
-                u->addrs[n] = addr;
-                if (objrt_strmap_put(&u->syms, w, (uint32_t)n++))
-                    return objrt_fail(l->ctx, "out of memory");
-                w += len;
-            }
-        }
+    uint32_t n = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
         const objrt_gsym *s = &l->gsyms[g];
-        if (s->state != G_COMMON || objrt_strmap_get(&u->syms, s->name) != OBJRT_NONE)
+        uint64_t addr;
+        bool fixed;
+        if ((s->state != G_DEF && s->state != G_COMMON) ||
+            objrt_sym_addr(l, l->objs[s->obj], s->sym, &addr, &fixed))
             continue;
         size_t len = strlen(s->name) + 1;
         memcpy(w, s->name, len);
-        u->addrs[n] = (uintptr_t)l->base + s->common_off;
-        if (objrt_strmap_put(&u->syms, w, (uint32_t)n++))
+        u->addrs[n] = addr;
+        if (objrt_strmap_put_hashed(&u->syms, w, s->hash, n++))
             return objrt_fail(l->ctx, "out of memory");
         w += len;
     }
