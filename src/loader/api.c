@@ -281,6 +281,7 @@ static objrt_unit *link_unit(objrt_link *l, double t0)
         return NULL;
     }
     fill_stats(l, u, t0);
+    objrt_perfmap_write(l);
     return u;
 }
 

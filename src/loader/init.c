@@ -1,46 +1,51 @@
 /*
  * init.c - constructors and destructors, in the order a static link would run them.
  *
- * Constructors: .init_array.NNNNN by ascending priority, then plain .init_array, each in
- * link order; then legacy .ctors, whose entries run last-to-first. Destructors run in the
- * reverse of that: .fini_array last-to-first (so the highest priority number first), then
- * legacy .dtors first-to-last.
+ * GNU ld builds one .init_array from .init_array.N and .ctors.N sections sorted by
+ * priority (a .ctors.N section has priority 65535 - N), then the plain .init_array and
+ * .ctors sections in input order; the entries of every .ctors section are reversed on
+ * the way. The program runs that array first to last. .fini_array is built the same way
+ * from .fini_array and .dtors sections and is run last to first. objrt reproduces both
+ * arrays, so mixed old and new objects run in the order they would natively.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal.h"
 
-enum { K_INIT, K_FINI, K_CTORS, K_DTORS, K_NONE };
+enum { GROUP_INIT, GROUP_FINI, GROUP_NONE };
 
 typedef struct arr {            /* one array section of the unit */
-    int kind;
+    int group;
+    bool legacy;                /* .ctors/.dtors: entries stored in reverse */
     unsigned prio;              /* 65536 for an array without priority */
-    size_t seq;                 /* link order, keeps the sort stable */
+    size_t seq;                 /* input order, keeps the sort stable */
     const uintptr_t *v;
     size_t n;
 } arr;
 
-static int classify(const char *name, unsigned *prio)
+static int classify(const char *name, unsigned *prio, bool *legacy)
 {
-    static const struct { const char *name; int kind; } k[] = {
-        { ".init_array", K_INIT }, { ".fini_array", K_FINI },
-        { ".ctors", K_CTORS },     { ".dtors", K_DTORS },
+    static const struct { const char *name; int group; bool legacy; } k[] = {
+        { ".init_array", GROUP_INIT, false }, { ".fini_array", GROUP_FINI, false },
+        { ".ctors", GROUP_INIT, true },       { ".dtors", GROUP_FINI, true },
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         size_t n = strlen(k[i].name);
         if (strncmp(name, k[i].name, n) != 0)
             continue;
+        *legacy = k[i].legacy;
         if (name[n] == '\0') {
             *prio = 65536;
-            return k[i].kind;
+            return k[i].group;
         }
         if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9') {
-            *prio = (unsigned)strtoul(name + n + 1, NULL, 10);
-            return k[i].kind;
+            unsigned long v = strtoul(name + n + 1, NULL, 10);
+            *prio = (unsigned)(k[i].legacy ? 65535 - (v > 65535 ? 65535 : v) : v);
+            return k[i].group;
         }
     }
-    return K_NONE;
+    return GROUP_NONE;
 }
 
 static int cmp_arr(const void *a, const void *b)
@@ -53,15 +58,14 @@ static int cmp_arr(const void *a, const void *b)
 
 static bool real_fn(uintptr_t f) { return f != 0 && f != (uintptr_t)-1; }
 
-/* Append the entries of every array of `kind`, forwards or backwards. */
-static void append(objrt_fnlist *out, const arr *a, size_t na, int kind, bool backwards)
+/* The array ld would build for `group`, in array order. */
+static void build_array(objrt_fnlist *out, const arr *a, size_t na, int group)
 {
     for (size_t j = 0; j < na; j++) {
-        const arr *x = &a[backwards ? na - 1 - j : j];
-        if (x->kind != kind)
+        if (a[j].group != group)
             continue;
-        for (size_t e = 0; e < x->n; e++) {
-            uintptr_t f = x->v[backwards ? x->n - 1 - e : e];
+        for (size_t e = 0; e < a[j].n; e++) {
+            uintptr_t f = a[j].v[a[j].legacy ? a[j].n - 1 - e : e];
             if (real_fn(f))
                 out->fn[out->n++] = f;
         }
@@ -78,11 +82,14 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
         unsigned prio;
-        int kind;
+        bool legacy;
+        int group;
         if (it->kind != IT_SECTION ||
-            (kind = classify(objrt_sec_name(l->objs[it->obj], it->shndx), &prio)) == K_NONE)
+            (group = classify(objrt_sec_name(l->objs[it->obj], it->shndx), &prio, &legacy)) ==
+                GROUP_NONE)
             continue;
-        a[na] = (arr){ kind, prio, i, (const uintptr_t *)(l->base + it->off), it->size / 8 };
+        a[na] = (arr){ group, legacy, prio, i, (const uintptr_t *)(l->base + it->off),
+                       it->size / sizeof(uintptr_t) };
         total += a[na++].n;
     }
     qsort(a, na, sizeof *a, cmp_arr);
@@ -92,10 +99,13 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
         free(a);
         return objrt_fail(l->ctx, "out of memory");
     }
-    append(ctors, a, na, K_INIT, false);
-    append(ctors, a, na, K_CTORS, true);
-    append(&u->dtors, a, na, K_FINI, true);
-    append(&u->dtors, a, na, K_DTORS, false);
+    build_array(ctors, a, na, GROUP_INIT);
+    build_array(&u->dtors, a, na, GROUP_FINI);
+    for (size_t i = 0, j = u->dtors.n; i < j / 2; i++) {    /* .fini_array runs backwards */
+        uintptr_t t = u->dtors.fn[i];
+        u->dtors.fn[i] = u->dtors.fn[j - 1 - i];
+        u->dtors.fn[j - 1 - i] = t;
+    }
     free(a);
     return 0;
 }

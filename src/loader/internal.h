@@ -64,11 +64,17 @@ typedef struct objrt_obj {
 
 const char *objrt_sec_name(const objrt_obj *o, size_t shndx);
 const char *objrt_sym_name(const objrt_obj *o, size_t symidx);
-/* Section index of a symbol, following SHN_XINDEX. */
+/* Section index of a symbol, following SHN_XINDEX. Reserved st_shndx values come back as
+ * SEC_ABS / SEC_COMMON: once SHN_XINDEX is followed, a real index may be 0xfff1 itself. */
+#define SEC_UNDEF  0u
+#define SEC_ABS    (0xffff0000u | SHN_ABS)
+#define SEC_COMMON (0xffff0000u | SHN_COMMON)
 static inline uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
 {
     uint16_t shndx = o->syms[symidx].st_shndx;
-    return shndx == SHN_XINDEX ? o->xindex[symidx] : shndx;
+    if (shndx == SHN_XINDEX)
+        return o->xindex[symidx];
+    return shndx >= SHN_LORESERVE ? 0xffff0000u | shndx : shndx;
 }
 
 /* ---- global symbols of the unit being linked (resolve.c) ---- */
@@ -221,6 +227,7 @@ const objrt_arch *objrt_host_arch(void);
 void *objrt_lookup_external(objrt_ctx *ctx, const char *name);
 int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u);
 void objrt_link_release(objrt_link *l);
+void objrt_perfmap_write(const objrt_link *l);
 
 static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 

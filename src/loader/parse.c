@@ -166,11 +166,11 @@ static int check_symbols(objrt_link *l, objrt_obj *o, size_t symtab)
             return objrt_fail(l->ctx, "%s: symbol %s uses SHN_XINDEX without a SHT_SYMTAB_SHNDX "
                               "section", o->name, o->str + y->st_name);
         uint32_t shndx = objrt_sym_shndx(o, i);
-        bool special = shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON;
+        bool special = shndx == SEC_UNDEF || shndx == SEC_ABS || shndx == SEC_COMMON;
         if (!special && shndx >= o->shnum)
             return objrt_fail(l->ctx, "%s: symbol %s: section index %u out of range (%zu sections)",
                               o->name, o->str + y->st_name, shndx, o->shnum);
-        if (shndx == SHN_COMMON && (y->st_value == 0 || !is_pow2_or_zero(y->st_value)))
+        if (shndx == SEC_COMMON && (y->st_value == 0 || !is_pow2_or_zero(y->st_value)))
             return objrt_fail(l->ctx, "%s: common symbol %s: alignment %llu is not a power of two",
                               o->name, o->str + y->st_name, (unsigned long long)y->st_value);
     }

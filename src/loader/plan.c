@@ -173,7 +173,7 @@ static bool target_is_placed(const objrt_link *l, const objrt_obj *o, size_t sym
         sym = g->sym;
     }
     uint32_t shndx = objrt_sym_shndx(o, sym);
-    return shndx == SHN_ABS || shndx == SHN_UNDEF || shndx == SHN_COMMON ||
+    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
            (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
 }
 

@@ -58,7 +58,7 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
 {
     const Elf64_Sym *s = &o->syms[i];
     uint8_t bind = ELF64_ST_BIND(s->st_info);
-    bool common = objrt_sym_shndx(o, i) == SHN_COMMON;
+    bool common = objrt_sym_shndx(o, i) == SEC_COMMON;
     objrt_gsym def = { .name = g->name, .hash = g->hash, .obj = o->index, .sym = i, .bind = bind,
                        .state = common ? G_COMMON : G_DEF, .strong_ref = g->strong_ref };
     if (common) {
@@ -108,7 +108,7 @@ static int enter_object(objrt_link *l, objrt_obj *o)
         if (g == OBJRT_NONE)
             return objrt_fail(l->ctx, "out of memory");
         o->gsym[k] = g;
-        if (objrt_sym_shndx(o, i) != SHN_UNDEF) {
+        if (objrt_sym_shndx(o, i) != SEC_UNDEF) {
             if (define(l, &l->gsyms[g], o, i))
                 return -1;
         } else if (ELF64_ST_BIND(s->st_info) != STB_WEAK) {
@@ -126,7 +126,7 @@ static int index_archive_members(objrt_link *l)
             continue;
         for (size_t i = o->first_global; i < o->nsyms; i++) {
             const char *name = o->str + o->syms[i].st_name;
-            if (objrt_sym_shndx(o, i) == SHN_UNDEF || !*name ||
+            if (objrt_sym_shndx(o, i) == SEC_UNDEF || !*name ||
                 objrt_strmap_get(&l->archive_index, name) != OBJRT_NONE)
                 continue;
             if (objrt_strmap_put(&l->archive_index, name, (uint32_t)m))
@@ -219,12 +219,12 @@ static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx,
                         uint64_t *addr, bool *fixed)
 {
     *fixed = false;
-    if (shndx == SHN_ABS) {
+    if (shndx == SEC_ABS) {
         *fixed = true;
         *addr = value;
         return 0;
     }
-    if (shndx == SHN_UNDEF) {
+    if (shndx == SEC_UNDEF) {
         *fixed = true;
         *addr = 0;
         return 0;
@@ -265,11 +265,11 @@ bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
 {
     if (symidx < o->first_global) {
         uint32_t shndx = objrt_sym_shndx(o, symidx);
-        return shndx == SHN_ABS || shndx == SHN_UNDEF;
+        return shndx == SEC_ABS || shndx == SEC_UNDEF;
     }
     const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
     if (g->state == G_DEF)
-        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SHN_ABS;
+        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SEC_ABS;
     return g->state == G_EXTERNAL;
 }
 

@@ -1,0 +1,1 @@
+int long_name_one(int x) { return x * 3; }
