@@ -104,27 +104,44 @@ static objrt_ctx *make_ctx(const args *a)
     return ctx;
 }
 
+static void free_args(args *a)
+{
+    free(a->libs);
+    free(a->files);
+}
+
+/* What `run` hands to the program lives until exit (argv must outlive main). */
 static objrt_ctx *run_ctx;
+static args run_args;
+static char **run_argv;
 
 /* Registered before the program runs, so it runs after the program's own atexit
  * handlers, as a static executable's destructors would: then stdio is flushed by exit. */
 static void unload_at_exit(void)
 {
     objrt_free(run_ctx);
+    free(run_argv);
+    free_args(&run_args);
 }
 
 static int cmd_run(int argc, char **argv)
 {
     args a = { 0 };
-    if (parse_args(argc, argv, &a))
+    if (parse_args(argc, argv, &a)) {
+        free_args(&a);
         return EXIT_OBJRT;
+    }
+    run_args = a;
     objrt_ctx *ctx = make_ctx(&a);
-    if (!ctx)
+    if (!ctx) {
+        free_args(&a);
         return EXIT_OBJRT;
+    }
     objrt_unit *u = objrt_load(ctx, a.files, (size_t)a.nfiles);
     if (!u) {
         fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
         objrt_free(ctx);
+        free_args(&a);
         return EXIT_OBJRT;
     }
     if (a.stats) {
@@ -139,13 +156,14 @@ static int cmd_run(int argc, char **argv)
     if (!fn) {
         fprintf(stderr, "objrt: entry symbol '%s' is not defined by the inputs\n", entry);
         objrt_free(ctx);
+        free_args(&a);
         return EXIT_NOENTRY;
     }
     run_ctx = ctx;
     atexit(unload_at_exit);
     if (a.entry)
         exit(((int (*)(void))fn)());
-    char **pargv = calloc((size_t)a.nprog + 2, sizeof *pargv);
+    char **pargv = run_argv = calloc((size_t)a.nprog + 2, sizeof *pargv);
     if (!pargv)
         return EXIT_OBJRT;
     pargv[0] = (char *)a.files[0];
@@ -157,15 +175,12 @@ static int cmd_run(int argc, char **argv)
 static int cmd_layout(int argc, char **argv)
 {
     args a = { 0 };
-    if (parse_args(argc, argv, &a))
-        return EXIT_OBJRT;
-    objrt_ctx *ctx = make_ctx(&a);
-    if (!ctx)
-        return EXIT_OBJRT;
-    int rc = objrt_layout_report(ctx, a.files, (size_t)a.nfiles, stdout);
-    if (rc)
+    objrt_ctx *ctx = parse_args(argc, argv, &a) ? NULL : make_ctx(&a);
+    int rc = ctx ? objrt_layout_report(ctx, a.files, (size_t)a.nfiles, stdout) : -1;
+    if (rc && ctx)
         fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
     objrt_free(ctx);
+    free_args(&a);
     return rc ? EXIT_OBJRT : 0;
 }
 
