@@ -94,8 +94,10 @@ typedef struct objrt_gsym {
     uint8_t bind;               /* binding of the definition */
     bool strong_ref;            /* some reference is not weak: archives may be searched */
     int8_t host_func;           /* G_EXTERNAL: 1 code, 0 data, -1 not yet asked (dladdr) */
-    uint64_t addr;              /* G_EXTERNAL now; unit symbols after placement */
-    uint64_t common_size, common_align, common_off;
+    bool placed;                /* unit symbols: `off` is valid (set by the plan) */
+    uint64_t addr;              /* G_EXTERNAL, or a G_DEF at SHN_ABS: the final address */
+    uint64_t off;               /* other unit symbols: offset in the reservation */
+    uint64_t common_size, common_align;
 } objrt_gsym;
 
 /* ---- the plan (plan.c) ---- */
@@ -130,7 +132,7 @@ typedef struct objrt_plan {
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     uint64_t total;                      /* the reservation, exactly */
     uint64_t used;                       /* bytes of content, without padding */
-    uint64_t got_off, stub_off, common_off;
+    uint64_t got_off, stub_off;
     size_t got_slots, stubs;
     objrt_keymap got_map, stub_map;      /* slotkey -> index */
     objrt_slotkey *got_keys, *stub_keys; /* index -> key (to fill them) */

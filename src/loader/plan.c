@@ -165,7 +165,7 @@ static int reloc_error(objrt_link *l, const objrt_obj *o, size_t target, const E
  * cannot be the target of a relocation that is. */
 static bool target_is_placed(const objrt_link *l, const objrt_obj *o, size_t sym)
 {
-    if (sym >= o->first_global) {
+    if (sym >= o->first_global) {   /* the plan has not published offsets yet */
         const objrt_gsym *g = &l->gsyms[o->gsym[sym - o->first_global]];
         if (g->state != G_DEF)
             return true;
@@ -281,14 +281,22 @@ static void publish_offsets(objrt_link *l)
         switch (it->kind) {
         case IT_SECTION:
         case IT_EH_FRAME: l->objs[it->obj]->sec_off[it->shndx] = it->off; break;
-        case IT_COMMON:   l->gsyms[it->obj].common_off = it->off; break;
+        case IT_COMMON:   l->gsyms[it->obj].off = it->off; break;
         case IT_GOT:      p->got_off = it->off; break;
         case IT_STUBS:    p->stub_off = it->off; break;
         }
     }
-    for (size_t g = 0; g < l->ngsyms; g++)
-        if (l->gsyms[g].state == G_SPECIAL)
-            l->gsyms[g].common_off = l->gsyms[g].name[1] == 'G' ? p->got_off : 0;
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        objrt_gsym *s = &l->gsyms[g];
+        const objrt_obj *d = l->objs[s->obj];
+        uint32_t shndx = s->state == G_DEF ? objrt_sym_shndx(d, s->sym) : 0;
+        if (s->state == G_SPECIAL)          /* _GLOBAL_OFFSET_TABLE_ or __dso_handle */
+            s->off = s->name[1] == 'G' ? p->got_off : 0;
+        else if (s->state == G_DEF && shndx != SEC_ABS && d->sec_placed[shndx])
+            s->off = d->sec_off[shndx] + d->syms[s->sym].st_value;
+        s->placed = s->state == G_SPECIAL || s->state == G_COMMON ||
+                    (s->state == G_DEF && shndx != SEC_ABS && d->sec_placed[shndx]);
+    }
 }
 
 /* Range [min, max] of values the howto accepts, as 128-bit integers. */

@@ -242,23 +242,15 @@ int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint6
         return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
                             fixed);
     const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
-    uint64_t base = (uint64_t)(uintptr_t)l->base;
-    switch (g->state) {
-    case G_DEF: {
-        const objrt_obj *d = l->objs[g->obj];
-        return section_addr(l, d, objrt_sym_shndx(d, g->sym), d->syms[g->sym].st_value, addr,
-                            fixed);
-    }
-    case G_COMMON:
-    case G_SPECIAL:
-        *fixed = false;
-        *addr = base + g->common_off;
-        return 0;
-    default:
-        *fixed = true;
-        *addr = g->addr;
+    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
+    if (*fixed) {
+        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
+            return -1;                      /* defined in a section that is not loaded */
+        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
         return 0;
     }
+    *addr = (uint64_t)(uintptr_t)l->base + g->off;
+    return 0;
 }
 
 bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
