@@ -28,6 +28,9 @@ run_expect() {
 }
 
 # ---- relocation fixtures ------------------------------------------------------------------
+# Suite 25 runs them (gcc-assembled, default page size) with their negative controls; here
+# they are also assembled by clang and planned with each page size.
+printf 'int t_fx(void);\nint main(void) { return t_fx(); }\n' >"$W/main.c"
 for s in "$ASM"/*.s; do
     f=$(basename "$s" .s)
     for as in gcc clang; do
@@ -38,14 +41,14 @@ for s in "$ASM"/*.s; do
             fail "aarch64 asm $f $as: assemble: $(oneline "$err")"; continue
         fi
         # shellcheck disable=SC2086
-        if $GCC -no-pie -o "$W/$f-$as.native" "$o" 2>"$W/ld.err"; then
+        if $GCC -no-pie -Dt_fx=t_$f -o "$W/$f-$as.native" "$W/main.c" "$o" 2>"$W/ld.err"; then
             run_expect "aarch64 asm $f $as native" 0 $RUN "$W/$f-$as.native"
         else
             fail "aarch64 asm $f $as native link: $(oneline "$(cat "$W/ld.err")")"
         fi
         for p in "${PAGES[@]}"; do
             # shellcheck disable=SC2086
-            run_expect "aarch64 asm $f $as objrt page $p" 0 $OBJRT run --page-size "$p" "$o"
+            run_expect "aarch64 asm $f $as objrt page $p" 0 $OBJRT run --page-size "$p" -e "t_$f" "$o"
         done
     done
 done
