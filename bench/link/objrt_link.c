@@ -1,7 +1,7 @@
 /*
  * objrt_link.c - time linking N relocatable objects (or archives) in-process with objrt.
  *
- * usage: objrt_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE...
+ * usage: objrt_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-s SAMPLES_FILE] FILE...
  *
  * Same protocol as rtdyld_link.cpp so the numbers compare:
  *   * every file is read into memory before timing starts; objrt_new() and
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 {
     int reps = 200;
     double budget_s = 20;
-    const char *what = "none";
+    const char *what = "none", *samples_path = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "-r") && i + 1 < argc)
@@ -101,8 +101,11 @@ int main(int argc, char **argv)
             budget_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "-c") && i + 1 < argc)
             what = argv[++i];
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            samples_path = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE...\n", argv[0]);
+            fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-s SAMPLES_FILE] FILE...\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -162,6 +165,13 @@ int main(int argc, char **argv)
     printf("objrt stats objects=%zu relocations=%zu reserved_bytes=%zu used_bytes=%zu got_slots=%zu "
            "stubs=%zu stubs_used=%zu link_us=%.1f\n", st.objects, st.relocations, st.reserved_bytes,
            st.used_bytes, st.got_slots, st.stubs, st.stubs_used, st.link_us);
+    if (samples_path) {                         /* raw samples, appended: "wall_us cpu_us" */
+        FILE *f = fopen(samples_path, "a");
+        for (int k = 0; f && k < done; k++)
+            fprintf(f, "%.1f %.1f\n", link_us[k], link_cpu[k]);
+        if (f)
+            fclose(f);
+    }
     report("objrt link", link_us, (size_t)done);
     report("objrt link+teardown", total_us, (size_t)done);
     report("objrt link-cpu", link_cpu, (size_t)done);

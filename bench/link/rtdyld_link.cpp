@@ -1,6 +1,6 @@
 // rtdyld_link.cpp - time linking N relocatable objects in-process with LLVM 14 RuntimeDyld.
 //
-// usage: rtdyld_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE.o...
+// usage: rtdyld_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-s SAMPLES_FILE] FILE.o...
 //
 // Protocol (mirrors objrt_link.c so the numbers compare):
 //   * every file is read into memory before timing starts;
@@ -172,6 +172,7 @@ int main(int argc, char **argv)
     int reps = 30;
     double budget_s = 20;
     std::string what = "none";
+    const char *samples_path = nullptr;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!std::strcmp(argv[i], "-r") && i + 1 < argc)
@@ -180,8 +181,11 @@ int main(int argc, char **argv)
             budget_s = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "-c") && i + 1 < argc)
             what = argv[++i];
+        else if (!std::strcmp(argv[i], "-s") && i + 1 < argc)
+            samples_path = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] FILE.o...\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-s SAMPLES_FILE] FILE.o...\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -228,6 +232,13 @@ int main(int argc, char **argv)
         total_us.push_back(t);
         if (r >= 4 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s)
             break;                              // enough samples within the time budget
+    }
+    if (samples_path) {                         // raw samples, appended: "wall_us cpu_us"
+        if (FILE *f = std::fopen(samples_path, "a")) {
+            for (size_t k = 0; k < link_us.size(); k++)
+                std::fprintf(f, "%.1f %.1f\n", link_us[k], link_cpu[k]);
+            std::fclose(f);
+        }
     }
     report("rtdyld link", link_us);
     report("rtdyld link+teardown", total_us);

@@ -12,19 +12,22 @@
 # Measurements, all in the same run:
 #   objrt_link   in-process, files read into memory first, objrt_load_memory (+ unload)
 #   rtdyld_link  in-process, same files, fresh RuntimeDyld + SectionMemoryManager per rep
+#                (the two alternate in BENCH_ROUNDS rounds so both see the same load)
 #   dlopen_link  in-process dlopen+dlclose loop (verified to really unload each time) and
 #                the first dlopen of a fresh process, sampled over SAMPLES processes
 #   objrt run    link_us of `objrt run --stats` in SAMPLES fresh processes (same inputs
 #                plus a one-function entry object), the CLI analogue of the fresh dlopen
 # Every harness calls into the linked code afterwards (check.c) to prove it works.
 # Env: SAMPLES (fresh-process samples, default 20), BENCH_SECONDS (time budget per
-# in-process harness, default 15), BENCH_SETS (default "sqlite lua jit").
+# in-process harness and set, default 15), BENCH_ROUNDS (alternating rounds of the two
+# in-process harnesses sharing that budget, default 4), BENCH_SETS (default "sqlite lua jit").
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 SAMPLES=${SAMPLES:-20}
 SECONDS_PER=${BENCH_SECONDS:-15}
+ROUNDS=${BENCH_ROUNDS:-4}
 SETS=${BENCH_SETS:-sqlite lua jit}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
@@ -121,21 +124,36 @@ bench_set() {
     bytes=$(cat "${objs[@]}" | wc -c)
     note "== $set: $n_obj objects, $n_rel relocations, $bytes bytes ($archive)"
 
-    local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a r_cpu=n/a o_cpu=n/a
+    # The two in-process harnesses alternate for ROUNDS rounds, so both see the same
+    # background load; the statistics are over all samples of all rounds.
+    local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a r_cpu=n/a o_cpu=n/a round
+    local budget
+    budget=$(awk -v s="$SECONDS_PER" -v r="$ROUNDS" 'BEGIN { printf "%.2f", s / r }')
+    : >"$d/rtdyld.txt"; : >"$d/objrt.txt"
+    for round in $(seq "$ROUNDS"); do
+        if [ "$have_rtdyld" = 1 ]; then
+            "$W/rtdyld_link" -r 1000 -t "$budget" -c "$check" -s "$d/rtdyld.samples" "${objs[@]}" \
+                >>"$d/rtdyld.txt" 2>&1 || status=1
+        fi
+        if [ "$have_objrt" = 1 ]; then
+            "$W/objrt_link" -r 5000 -t "$budget" -c "$check" -s "$d/objrt.samples" "${objs[@]}" \
+                >>"$d/objrt.txt" 2>&1 || status=1
+        fi
+    done
     if [ "$have_rtdyld" = 1 ]; then
-        "$W/rtdyld_link" -r 1000 -t "$SECONDS_PER" -c "$check" "${objs[@]}" >"$d/rtdyld.txt" 2>&1 || status=1
         cat "$d/rtdyld.txt" >&2
-        r_min=$(field min_us "rtdyld link " "$d/rtdyld.txt"); r_med=$(field median_us "rtdyld link " "$d/rtdyld.txt")
-        r_cpu=$(field median_us "rtdyld link-cpu" "$d/rtdyld.txt")
-        grep -q '^check=ok' "$d/rtdyld.txt" || { note "bench/link: RuntimeDyld result for $set failed its check"; status=1; }
+        read -r r_min r_med <<<"$(cut -d' ' -f1 "$d/rtdyld.samples" 2>/dev/null | minmed)"
+        r_cpu=$(cut -d' ' -f2 "$d/rtdyld.samples" 2>/dev/null | minmed | cut -d' ' -f2)
+        [ "$(grep -c '^check=ok' "$d/rtdyld.txt")" = "$ROUNDS" ] ||
+            { note "bench/link: RuntimeDyld result for $set failed its check"; status=1; }
     fi
     if [ "$have_objrt" = 1 ]; then
-        "$W/objrt_link" -r 5000 -t "$SECONDS_PER" -c "$check" "${objs[@]}" >"$d/objrt.txt" 2>&1 || status=1
         cat "$d/objrt.txt" >&2
-        o_min=$(field min_us "objrt link " "$d/objrt.txt"); o_med=$(field median_us "objrt link " "$d/objrt.txt")
-        o_cpu=$(field median_us "objrt link-cpu" "$d/objrt.txt")
+        read -r o_min o_med <<<"$(cut -d' ' -f1 "$d/objrt.samples" 2>/dev/null | minmed)"
+        o_cpu=$(cut -d' ' -f2 "$d/objrt.samples" 2>/dev/null | minmed | cut -d' ' -f2)
         o_rel=$(field relocations "objrt stats" "$d/objrt.txt")
-        grep -q '^check=ok' "$d/objrt.txt" || { note "bench/link: objrt result for $set failed its check"; status=1; }
+        [ "$(grep -c '^check=ok' "$d/objrt.txt")" = "$ROUNDS" ] ||
+            { note "bench/link: objrt result for $set failed its check"; status=1; }
         [ "${o_rel:-x}" = "$n_rel" ] || note "bench/link: objrt counted relocations=${o_rel:-?}, readelf counts $n_rel"
     fi
 
