@@ -212,8 +212,11 @@ static int diag(const char *obj)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*fn)(const char *); } cases[] = {
-        {"seed", t_seed}, {"seed-offset16", t_seed_offset16}, {"syslib", t_syslib}, {"dso", t_dso},
+    static const struct { const char *arg, *name; int (*fn)(const char *); } cases[] = {
+        {"seed", "loaded-seed-1000-runs", t_seed},
+        {"seed-offset16", "loaded-seed-offset16-faults", t_seed_offset16},
+        {"syslib", "loaded-syslib-two-phase", t_syslib},
+        {"dso", "loaded-dso-slots-and-errors", t_dso},
     };
     if (argc != 3) {
         fprintf(stderr, "usage: rt_load seed|seed-offset16|syslib|dso|diag OBJ\n");
@@ -222,10 +225,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "diag") == 0)
         return diag(argv[2]);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (strcmp(argv[1], cases[i].name) != 0)
+        if (strcmp(argv[1], cases[i].arg) != 0)
             continue;
         why[0] = '\0';
-        report(argv[1], cases[i].fn(argv[2]), "%s", why);
+        report(cases[i].name, cases[i].fn(argv[2]), "%s", why);
         return rt_failures != 0;
     }
     fprintf(stderr, "rt_load: unknown case %s\n", argv[1]);

@@ -1,8 +1,9 @@
 /* rt_test.c - kernel runtime tests that need no loader (linked directly).
  *   rt_test              run every case, one PASS/FAIL line each
  *   rt_test CASE...      run the named cases
- *   rt_test threads | affinity | idle-cpu | diag-call    probes the suite runs under
- *                        different environments (they print values, not PASS/FAIL) */
+ *   rt_test threads | affinity | idle-cpu    probes the suite runs under different
+ *                        environments (they print values, not PASS/FAIL)
+ *   rt_test sanitizer-control                a race and an overflow a sanitizer must report */
 #include <objrt/tvm_backend.h>
 #include <pthread.h>
 #include <sched.h>
@@ -494,6 +495,24 @@ static int t_thread_names(void)
 
 /* ---------------- probes for the suite ---------------- */
 
+/* The sanitizer runs' negative control: a data race (for TSan) and a heap overflow read
+ * (for ASan) that the sanitizer must report. */
+static int racy;
+static void *race(void *arg) { (void)arg; racy++; return NULL; }
+
+static int sanitizer_control(void)
+{
+    pthread_t t;
+    volatile char *p = malloc(8);
+    volatile int past_end = 8;
+    pthread_create(&t, NULL, race, NULL);
+    racy++;
+    pthread_join(t, NULL);
+    printf("%d\n", *(volatile char *)((uintptr_t)p + (uintptr_t)past_end));
+    free((void *)p);
+    return 0;
+}
+
 static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
     cpu_set_t set;
@@ -526,34 +545,6 @@ static int probe(const char *what)
     return 0;
 }
 
-static int diag_kernel(TVMValue *args, int *codes, int n, TVMValue *ret, int *rcode, void *res)
-{
-    (void)args, (void)codes, (void)n, (void)ret, (void)rcode, (void)res;
-    return 0;
-}
-
-/* Calls 'k_diag' with tensor argument 1 off by 16 bytes: prints "called" or "refused". */
-static int diag_call(void)
-{
-    static _Alignas(128) float buf[64];
-    int64_t shape[1] = {16};
-    DLTensor t0 = {buf, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0}, t1 = t0;
-    TVMValue args[2] = {{.v_handle = &t0}, {.v_handle = &t1}};
-    int codes[2] = {kTVMDLTensorHandle, kTVMDLTensorHandle};
-    void *ctx = NULL;
-    TVMFunctionHandle h;
-    t1.data = (char *)buf + 16;
-    TVMBackendRegisterSystemLibSymbol("__tvm_module_ctx", &ctx);
-    objrt_register_packed("k_diag", diag_kernel);
-    if (TVMBackendGetFuncFromEnv(ctx, "k_diag", &h) != 0)
-        return 2;
-    if (TVMFuncCall(h, args, codes, 2, NULL, NULL) == 0)
-        printf("called\n");
-    else
-        printf("refused: %s\n", TVMGetLastError());
-    return 0;
-}
-
 static const struct { const char *name; int (*fn)(void); } cases[] = {
     {"ws-align-128", t_ws_align}, {"ws-reuse", t_ws_reuse}, {"ws-any-order", t_ws_any_order},
     {"ws-unknown-and-double-free", t_ws_bad_free}, {"ws-oom-null", t_ws_oom},
@@ -570,8 +561,8 @@ static const struct { const char *name; int (*fn)(void); } cases[] = {
 int main(int argc, char **argv)
 {
     int ran = 0;
-    if (argc == 2 && strcmp(argv[1], "diag-call") == 0)
-        return diag_call();
+    if (argc == 2 && strcmp(argv[1], "sanitizer-control") == 0)
+        return sanitizer_control();
     if (argc == 2 && (strcmp(argv[1], "threads") == 0 || strcmp(argv[1], "affinity") == 0 ||
                       strcmp(argv[1], "idle-cpu") == 0))
         return probe(argv[1]);

@@ -34,7 +34,9 @@ static int __tvm_parallel_lambda(int task_id, TVMParallelGroupEnv *penv, void *c
         float *out = c->out + r * c->cols;
         if (!ws)
             return -1;
+#ifndef SEED_NO_ALIGN_HINT  /* the suite's negative control for its disassembly check */
         ws = __builtin_assume_aligned(ws, 64);
+#endif
         for (int64_t i = 0; i < c->cols; i++)
             ws[i] = in[i] * 2.0f + 1.0f;
         for (int64_t i = 0; i < c->cols; i++)
