@@ -37,6 +37,7 @@ enum field {
 
 static const objrt_howto aarch64_howtos[] = {
     R(NONE, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
+    [256] = { "R_AARCH64_NONE (256)", F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0 },  /* withdrawn alias */
     /* data */
     DATA(ABS64, F_ABS,   C_NONE,   64, 8),
     DATA(ABS32, F_ABS,   C_EITHER, 32, 4),
