@@ -194,6 +194,14 @@ typedef int (*t_case_fn)(void *arg, char *why, size_t whylen);
  * dies (signal, sanitizer abort, exit without reporting) is a FAIL of this case. */
 static void t_case(const char *name, t_case_fn fn, void *arg)
 {
+#ifdef T_NO_FORK
+    /* qemu-user 7.2 here hangs in fork(): run in-process; a crash then ends the program
+     * and the suite reports it as a FAIL of the whole program. */
+    char why0[1024] = "";
+    int ok0 = fn(arg, why0, sizeof why0);
+    t_report(name, ok0, "%s", why0);
+    return;
+#endif
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -221,6 +229,9 @@ static void t_case(const char *name, t_case_fn fn, void *arg)
  * (including a crash) in `why`. The caller decides what to print. */
 static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
 {
+#ifdef T_NO_FORK
+    return fn(arg, why, whylen);      /* see t_case */
+#endif
     char *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) { snprintf(why, whylen, "mmap: %s", strerror(errno)); return 0; }
     shared[0] = 0;

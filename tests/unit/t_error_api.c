@@ -203,7 +203,9 @@ int main(int argc, char **argv)
              own_message("x.o: undefined symbol 'objrt_test_no_such_symbol_xyz'", MARK_A, MARK_B),
              "own_message() does not tell the two messages apart");
     t_case("error-fresh-context-empty", run_fresh, NULL);
+#ifndef T_NO_THREADS
     t_case("error-per-thread", run_threads, NULL);
+#endif
     t_case("error-per-context", run_contexts, NULL);
     t_case("error-nonexistent-file", run_nonexistent, NULL);
     t_case("error-empty-input", run_empty, NULL);
