@@ -150,6 +150,7 @@ static int run_case(void *arg, char *why, size_t whylen)
 {
     objrt_ctx *ctx = objrt_new();
     int ok = t_fails_cleanly(ctx, load_patched, arg, why, whylen);
+    fprintf(stderr, "%s -> %s\n", "libbroken.a", objrt_error(ctx));   /* for a reader of the log */
     objrt_free(ctx);
     return ok;
 }

@@ -41,6 +41,7 @@ static int run_cut(void *arg, char *why, size_t whylen)
 {
     objrt_ctx *ctx = objrt_new();
     int ok = t_fails_cleanly(ctx, load_prefix, arg, why, whylen);
+    fprintf(stderr, "%s -> %s\n", ((struct cut *)arg)->name, objrt_error(ctx));   /* for a reader of the log */
     objrt_free(ctx);
     return ok;
 }
