@@ -25,6 +25,10 @@
 #include "loader/hashmap.h"
 
 #define OBJRT_NONE UINT32_MAX
+/* Bounds on what an input may ask for, so sizes and alignments can never overflow the
+ * plan's arithmetic (the sum of 2^16 sections of 2^40 bytes stays below 2^57). */
+#define OBJRT_MAX_ALIGN   ((uint64_t)1 << 30)
+#define OBJRT_MAX_SECTION ((uint64_t)1 << 40)
 
 typedef struct objrt_arch objrt_arch;
 typedef struct objrt_howto objrt_howto;

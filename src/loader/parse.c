@@ -104,11 +104,15 @@ static int cmp_range(const void *a, const void *b)
  * sections' bytes overlap (a hostile file could otherwise alias relocations and code). */
 static int check_sections(objrt_link *l, objrt_obj *o)
 {
-    range *r = malloc(o->shnum * sizeof *r);
+    range *r = malloc((o->shnum + 2) * sizeof *r);
     if (!r)
         return objrt_fail(l->ctx, "out of memory");
     size_t nr = 0;
     int rc = 0;
+    /* the headers are ranges too: no section may alias them */
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)o->data;
+    r[nr++] = (range){ 0, sizeof *eh, 0 };
+    r[nr++] = (range){ eh->e_shoff, eh->e_shoff + o->shnum * sizeof(Elf64_Shdr), 0 };
     for (size_t i = 1; i < o->shnum && rc == 0; i++) {
         const Elf64_Shdr *s = &o->sh[i];
         if (s->sh_name >= o->shstrsz)
@@ -117,6 +121,13 @@ static int check_sections(objrt_link *l, objrt_obj *o)
         else if (!is_pow2_or_zero(s->sh_addralign))
             rc = objrt_fail(l->ctx, "%s: section %s: alignment %llu is not a power of two",
                             o->name, objrt_sec_name(o, i), (unsigned long long)s->sh_addralign);
+        else if (s->sh_addralign > OBJRT_MAX_ALIGN || s->sh_size > OBJRT_MAX_SECTION)
+            rc = objrt_fail(l->ctx, "%s: section %s: size 0x%llx or alignment 0x%llx beyond what "
+                            "objrt places (at most 0x%llx bytes aligned to 0x%llx)", o->name,
+                            objrt_sec_name(o, i), (unsigned long long)s->sh_size,
+                            (unsigned long long)s->sh_addralign,
+                            (unsigned long long)OBJRT_MAX_SECTION,
+                            (unsigned long long)OBJRT_MAX_ALIGN);
         else if (s->sh_type != SHT_NOBITS && !in_file(s->sh_offset, s->sh_size, o->size))
             rc = objrt_fail(l->ctx, "%s: truncated: section %s [0x%llx, +0x%llx) lies past the "
                             "end of the file (0x%zx bytes)", o->name, objrt_sec_name(o, i),
@@ -130,7 +141,8 @@ static int check_sections(objrt_link *l, objrt_obj *o)
         for (size_t i = 1; i < nr && rc == 0; i++)
             if (r[i].off < r[i - 1].end)
                 rc = objrt_fail(l->ctx, "%s: sections %s and %s overlap in the file", o->name,
-                                objrt_sec_name(o, r[i - 1].idx), objrt_sec_name(o, r[i].idx));
+                                r[i - 1].idx ? objrt_sec_name(o, r[i - 1].idx) : "(ELF headers)",
+                                r[i].idx ? objrt_sec_name(o, r[i].idx) : "(ELF headers)");
     }
     free(r);
     return rc;
@@ -157,11 +169,14 @@ static int check_symbols(objrt_link *l, objrt_obj *o, size_t symtab)
     if (o->first_global > o->nsyms)
         return objrt_fail(l->ctx, "%s: symbol table: first global %zu beyond %zu symbols",
                           o->name, o->first_global, o->nsyms);
-    for (size_t i = 1; i < o->nsyms; i++) {
+    for (size_t i = 0; i < o->nsyms; i++) {
         const Elf64_Sym *y = &o->syms[i];
         if (y->st_name >= o->strsz)
             return objrt_fail(l->ctx, "%s: symbol %zu: name offset %u past the string table",
                               o->name, i, y->st_name);
+        if (i == 0 && y->st_shndx != SHN_UNDEF)
+            return objrt_fail(l->ctx, "%s: symbol 0 must be the null symbol (section %u)",
+                              o->name, y->st_shndx);
         if (y->st_shndx == SHN_XINDEX && !o->xindex)
             return objrt_fail(l->ctx, "%s: symbol %s uses SHN_XINDEX without a SHT_SYMTAB_SHNDX "
                               "section", o->name, o->str + y->st_name);
@@ -170,6 +185,14 @@ static int check_symbols(objrt_link *l, objrt_obj *o, size_t symtab)
         if (!special && shndx >= o->shnum)
             return objrt_fail(l->ctx, "%s: symbol %s: section index %u out of range (%zu sections)",
                               o->name, o->str + y->st_name, shndx, o->shnum);
+        if (!special && y->st_value > o->sh[shndx].sh_size)
+            return objrt_fail(l->ctx, "%s: symbol %s: value 0x%llx lies past the end of section %s "
+                              "(0x%llx bytes)", o->name, o->str + y->st_name,
+                              (unsigned long long)y->st_value, objrt_sec_name(o, shndx),
+                              (unsigned long long)o->sh[shndx].sh_size);
+        if (shndx == SEC_COMMON && (y->st_value > OBJRT_MAX_ALIGN || y->st_size > OBJRT_MAX_SECTION))
+            return objrt_fail(l->ctx, "%s: common symbol %s: size or alignment too large", o->name,
+                              o->str + y->st_name);
         if (shndx == SEC_COMMON && (y->st_value == 0 || !is_pow2_or_zero(y->st_value)))
             return objrt_fail(l->ctx, "%s: common symbol %s: alignment %llu is not a power of two",
                               o->name, o->str + y->st_name, (unsigned long long)y->st_value);

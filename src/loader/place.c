@@ -21,9 +21,7 @@
 
 static void *map_rw(void *hint, size_t size, int extra)
 {
-    /* MAP_POPULATE: one kernel pass instead of a page fault per page as we copy. */
-    void *p = mmap(hint, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | extra, -1, 0);
+    void *p = mmap(hint, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | extra, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -122,9 +120,33 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
     return NULL;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Prefault what we are about to write (one kernel pass instead of a fault per page), but
+ * not .bss-only pages: a 1 GiB .bss must stay demand-zero. Best effort: older kernels
+ * refuse the advice and fault pages in as they are written. */
+static void populate_written(objrt_link *l)
+{
+    const objrt_plan *p = &l->plan;
+    uint64_t end = 0;
+    for (size_t i = 0; i < p->nitems; i++) {
+        const objrt_item *it = &p->items[i];
+        bool nobits = (it->kind == IT_SECTION &&
+                       l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS) ||
+                      it->kind == IT_COMMON;
+        if (!nobits && it->off + it->size > end)
+            end = it->off + it->size;     /* the plan puts zero-fill last in each group */
+    }
+    if (end)
+        madvise(l->base, objrt_align_up(end, p->page), MADV_POPULATE_WRITE);
+}
+
 static void copy_contents(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
+    populate_written(l);
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
         if (it->kind != IT_SECTION && it->kind != IT_EH_FRAME)

@@ -26,6 +26,8 @@
 
 static bool is_eh_frame(const objrt_obj *o, size_t i)
 {
+    if (o->sh[i].sh_type == SHT_NOBITS)     /* no bytes in the file to walk or register */
+        return false;
     return o->sh[i].sh_type == SHT_X86_64_UNWIND_TYPE ||
            strcmp(objrt_sec_name(o, i), ".eh_frame") == 0;
 }
@@ -252,19 +254,28 @@ static uint64_t plan_item(uint64_t *cursor, uint64_t size, uint64_t align)
     return off;
 }
 
+static bool zero_fill(const objrt_link *l, const objrt_item *it)
+{
+    return it->kind == IT_COMMON ||
+           (it->kind == IT_SECTION && l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
+}
+
+/* Within each group, bytes with content first and zero-fill (.bss, COMMON) last, as ld
+ * does: the zero-filled tail is never written, so it stays demand-zero memory. */
 static void assign_offsets(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
     uint64_t cursor = 0;
     for (int grp = 0; grp < GRP_COUNT; grp++) {
         uint64_t start = objrt_align_up(cursor, p->page), c = start;
-        for (size_t i = 0; i < p->nitems; i++) {
-            objrt_item *it = &p->items[i];
-            if (it->group != grp)
-                continue;
-            it->off = plan_item(&c, it->size, it->align);
-            p->used += it->size;
-        }
+        for (int zero = 0; zero < 2; zero++)
+            for (size_t i = 0; i < p->nitems; i++) {
+                objrt_item *it = &p->items[i];
+                if (it->group != grp || zero_fill(l, it) != (bool)zero)
+                    continue;
+                it->off = plan_item(&c, it->size, it->align);
+                p->used += it->size;
+            }
         p->group_off[grp] = start;
         p->group_size[grp] = c - start;
         cursor = c;

@@ -6,7 +6,10 @@ void objrt_reach_note(struct objrt_reach *r, uint32_t type, const objrt_howto *h
     if (type >= OBJRT_REACH_TYPES)
         return;
     int64_t s = (int64_t)v;
-    uint64_t mag = h->check == C_UNSIGNED ? v : (uint64_t)(s < 0 ? -s : s);
+    /* C_EITHER (AArch64 ABS32, PREL32): a value that fits unsigned counts as unsigned */
+    bool as_unsigned = h->check == C_UNSIGNED ||
+                       (h->check == C_EITHER && h->bits < 64 && (v >> h->bits) == 0);
+    uint64_t mag = as_unsigned ? v : (uint64_t)(s < 0 ? -s : s);
     r->h[type] = h;
     r->count[type]++;
     if (mag > r->far[type])
@@ -27,7 +30,7 @@ void objrt_reach_print(const struct objrt_reach *r, FILE *out)
             continue;
         }
         /* bits is the range of the value in bytes (ADRP: 33 bits of page difference) */
-        uint64_t limit = (uint64_t)1 << (h->check == C_UNSIGNED ? h->bits : h->bits - 1);
+        uint64_t limit = (uint64_t)1 << (h->check == C_SIGNED ? h->bits - 1 : h->bits);
         fprintf(out, "  %-32s %8llu %#18llx %#18llx %6.2f%%\n", h->name,
                 (unsigned long long)r->count[t], (unsigned long long)r->far[t],
                 (unsigned long long)limit, 100.0 * (double)r->far[t] / (double)limit);

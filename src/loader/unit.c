@@ -76,6 +76,18 @@ static void *units_lookup(objrt_ctx *ctx, const char *name)
     return NULL;
 }
 
+static void *libgcc_s;
+static void open_libgcc_s(void) { libgcc_s = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL); }
+
+/* Last resort: the compiler's support library, which `cc` links implicitly and which the
+ * host may not have loaded (AArch64 long double arithmetic calls __addtf3 and friends). */
+static void *compiler_support_lookup(const char *name)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, open_libgcc_s);
+    return libgcc_s ? dlsym(libgcc_s, name) : NULL;
+}
+
 /* The resolution order outside the unit (called with ctx->lock held). */
 void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
 {
@@ -87,7 +99,7 @@ void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
     for (size_t i = 0; i < ctx->nlibs; i++)
         if ((p = dlsym(ctx->libs[i], name)))
             return p;
-    return NULL;
+    return compiler_support_lookup(name);
 }
 
 void *objrt_sym(objrt_ctx *ctx, const char *name)
