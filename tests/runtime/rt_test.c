@@ -206,6 +206,18 @@ static int t_launch_clamp(void)
     return run_count(1000, 3) && run_count(-5, 3);
 }
 
+static int fail_some(int id, TVMParallelGroupEnv *penv, void *cdata);
+
+/* One thread: every launch runs on the caller, no thread is ever created. */
+static int t_launch_serial(void)
+{
+    objrt_set_num_threads(1);
+    if (!run_count(0, 1) || !run_count(8, 1))
+        return 0;
+    CHECK(TVMBackendParallelLaunch(fail_some, NULL, 0) == 0, "task 0 does not fail");
+    return 1;
+}
+
 static int fail_some(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
     char msg[32];
@@ -550,7 +562,7 @@ static const struct { const char *name; int (*fn)(void); } cases[] = {
     {"ws-unknown-and-double-free", t_ws_bad_free}, {"ws-oom-null", t_ws_oom},
     {"ws-oom-rlimit", t_ws_oom_rlimit}, {"ws-thread-exit-returns-memory", t_ws_thread_exit},
     {"ws-free-from-other-thread", t_ws_other_thread_free},
-    {"launch-all-threads", t_launch_all}, {"launch-clamp", t_launch_clamp},
+    {"launch-serial-one-thread", t_launch_serial}, {"launch-all-threads", t_launch_all}, {"launch-clamp", t_launch_clamp},
     {"launch-error-propagation", t_launch_error}, {"launch-nested-serial", t_launch_nested},
     {"barrier-reuse-ordering", t_barrier}, {"launch-concurrent-4-app-threads", t_concurrent},
     {"launch-after-fork", t_fork}, {"launch-free-100k-cycles", t_cycles},

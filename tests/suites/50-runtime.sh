@@ -18,21 +18,21 @@ export ASAN_OPTIONS="handle_segv=0:handle_sigbus=0 ${ASAN_OPTIONS:-}"
 
 # --- direct-linked cases (one PASS/FAIL line each), sanitizer reports checked separately
 cases=()
+# qemu-aarch64 7.2 here never returns from pthread_create/join (a bare pthread program
+# hangs too), so under qemu only the cases that create no thread run.
 [ "$TARGET" = aarch64 ] && cases=(ws-align-128 ws-reuse ws-any-order ws-unknown-and-double-free
-    ws-oom-null ws-thread-exit-returns-memory launch-all-threads launch-clamp
-    launch-error-propagation launch-nested-serial barrier-reuse-ordering host-packed-funcs
-    run-once hooks-lookup-abi)
+    ws-oom-null launch-serial-one-thread host-packed-funcs hooks-lookup-abi)
 [ -n "$SAN" ] && cases=(ws-align-128 ws-reuse ws-any-order ws-unknown-and-double-free ws-oom-null
     ws-thread-exit-returns-memory ws-free-from-other-thread launch-all-threads launch-clamp
-    launch-error-propagation launch-nested-serial barrier-reuse-ordering
+    launch-serial-one-thread launch-error-propagation launch-nested-serial barrier-reuse-ordering
     launch-concurrent-4-app-threads launch-after-fork launch-free-100k-cycles host-packed-funcs
     run-once hooks-lookup-abi thread-names)
-timeout 600 $RUN "$T/rt_test" "${cases[@]}" 2>"$TMP/rt_test.err"; rc=$?
-if [ -n "$SAN" ]; then
+timeout -s KILL 300 $RUN "$T/rt_test" "${cases[@]}" 2>"$TMP/rt_test.err"; rc=$?
+if [ "$rc" -gt 1 ]; then
+    fail "runtime-direct-cases: rt_test exited $rc (137: killed after 300 s): $(tail -n 2 "$TMP/rt_test.err" | tr '\n' ' ')"
+elif [ -n "$SAN" ]; then
     if grep -Eq 'Sanitizer|runtime error:' "$TMP/rt_test.err"; then
         fail "runtime-$SAN-clean: $(grep -Em1 -A3 'Sanitizer|runtime error:' "$TMP/rt_test.err" | tr '\n' ' ')"
-    elif [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
-        fail "runtime-$SAN-clean: rt_test exited $rc: $(tail -n 2 "$TMP/rt_test.err" | tr '\n' ' ')"
     else
         pass "runtime-$SAN-clean"
     fi
@@ -59,7 +59,8 @@ if [ "$n" -ge 2 ]; then
     expect_eq bind-cpu-list "$(probe TVM_NUM_THREADS=2 OBJRT_CPUS=0 "$T/rt_test" affinity)" 1
     idle=$(probe TVM_NUM_THREADS=2 "$T/rt_test" idle-cpu)
     busy=$(probe TVM_NUM_THREADS=2 OBJRT_SPIN_US=2000000 "$T/rt_test" idle-cpu)
-    if [ "${idle:-999}" -lt 30 ] && [ "${busy:-0}" -ge 100 ]; then pass idle-workers-sleep
+    # thresholds leave room for a loaded machine, where a spinning thread gets a fraction of a core
+    if [ "${idle:-999}" -lt 20 ] && [ "${busy:-0}" -ge 40 ]; then pass idle-workers-sleep
     else fail "idle-workers-sleep: idle pool used ${idle}ms CPU in 300ms (spin 2s control: ${busy}ms)"; fi
 fi
 
