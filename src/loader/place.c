@@ -125,22 +125,23 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
 #endif
 
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but
- * not .bss-only pages: a 1 GiB .bss must stay demand-zero. Best effort: older kernels
- * refuse the advice and fault pages in as they are written. */
+ * never zero-fill: the plan puts .bss last in each group, so each group's written part is
+ * a prefix, and a 1 GiB .bss stays demand-zero. Best effort: older kernels refuse the
+ * advice and pages fault in as they are written. */
 static void populate_written(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
-    uint64_t end = 0;
+    uint64_t end[GRP_COUNT] = { 0 };
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
-        bool nobits = (it->kind == IT_SECTION &&
-                       l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS) ||
-                      it->kind == IT_COMMON;
-        if (!nobits && it->off + it->size > end)
-            end = it->off + it->size;     /* the plan puts zero-fill last in each group */
+        bool nobits = it->kind == IT_COMMON ||
+                      (it->kind == IT_SECTION && l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
+        if (!nobits && it->off + it->size > end[it->group])
+            end[it->group] = it->off + it->size;
     }
-    if (end)
-        madvise(l->base, objrt_align_up(end, p->page), MADV_POPULATE_WRITE);
+    for (int g = 0; g < GRP_COUNT; g++)
+        if (end[g] > p->group_off[g])
+            madvise(l->base + p->group_off[g], end[g] - p->group_off[g], MADV_POPULATE_WRITE);
 }
 
 static void copy_contents(objrt_link *l)
