@@ -104,6 +104,14 @@ for t in $TESTS; do build_test "$t"; done
 
 run_test t_truncate "$FX/basic.o" "$TMP"
 run_test t_corrupt "$FX/basic.o"
+# The same with clang's layout (one .strtab for symbol and section names, clang's order).
+# shellcheck disable=SC2086
+if $CLANG -O1 -c "$FIXSRC/basic.c" -o "$FX/basic-clang.o" 2>"$FX/basic-clang.err"; then
+    run_test t_truncate "$FX/basic-clang.o" "$TMP" clang
+    run_test t_corrupt "$FX/basic-clang.o" clang
+else
+    fail "robustness-fixture-basic-clang: $(tail -n 2 "$FX/basic-clang.err" | tr '\n' ' ')"
+fi
 run_test t_ar_corrupt "$FX/ar_main.o" "$FX/libar.a"
 run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o"
 run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o"

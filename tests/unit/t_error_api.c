@@ -8,6 +8,7 @@
  *    message stays intact while the other thread keeps failing;
  *  - two contexts on one thread keep their own messages;
  *  - a nonexistent path, an empty input and objrt_unload(NULL) fail without crashing;
+ *    of three inputs, the error names the truncated one;
  *  - after all these errors a good load still works, and loading 20 units then unloading
  *    them brings the mapping count back to the baseline.
  * Control: the "own message" check rejects the other thread's message.
@@ -149,6 +150,20 @@ static int run_empty(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* Of several inputs, the error names the broken one, not the first. */
+static int run_which_input(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *c = objrt_new();
+    objrt_input in[3] = { { "good-first.o", g_basic, g_basic_size }, { "broken-second.o", g_basic, 200 },
+                          { "good-third.o", g_basic, g_basic_size } };
+    objrt_unit *u = objrt_load_memory(c, in, 3);
+    if (u) { snprintf(why, whylen, "a set with a truncated input loaded"); return 0; }
+    int ok = t_check_error(c, "broken-second.o", NULL, why, whylen);
+    objrt_free(c);
+    return ok;
+}
+
 static int run_unload_null(void *arg, char *why, size_t whylen)
 {
     (void)arg;
@@ -209,6 +224,7 @@ int main(int argc, char **argv)
     t_case("error-per-context", run_contexts, NULL);
     t_case("error-nonexistent-file", run_nonexistent, NULL);
     t_case("error-empty-input", run_empty, NULL);
+    t_case("error-names-the-broken-input", run_which_input, NULL);
     t_case("error-unload-null", run_unload_null, NULL);
     t_case("error-recover-and-unload-returns-mappings", run_recover, NULL);
     free(g_basic);

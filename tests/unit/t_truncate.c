@@ -1,7 +1,7 @@
 /*
  * t_truncate.c - an object cut short anywhere must be refused cleanly.
  *
- * usage: t_truncate OBJECT.o TMPDIR
+ * usage: t_truncate OBJECT.o TMPDIR [LABEL]   (LABEL goes into the check names)
  * Cuts the object every 64 bytes and at every header/section boundary, loads each prefix
  * with objrt_load_memory (and a few as files with objrt_load), and requires: NULL, an
  * error naming the input, no crash, no mapping or heap block left behind. Controls: the
@@ -82,13 +82,20 @@ static int cmp_size(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: %s OBJECT TMPDIR\n", argv[0]); return 2; }
+    if (argc != 3 && argc != 4) { fprintf(stderr, "usage: %s OBJECT TMPDIR [LABEL]\n", argv[0]); return 2; }
+    char p[64];
+    snprintf(p, sizeof p, "truncate-%s%s", argc == 4 ? argv[3] : "", argc == 4 ? "-" : "");
+    char n1[128], n2[128], n3[128], n4[128];
+    snprintf(n1, sizeof n1, "%scontrol-whole-object-loads", p);
+    snprintf(n2, sizeof n2, "%scontrol-leftover-check-detects", p);
+    snprintf(n3, sizeof n3, "%sfixture-layout", p);
+    snprintf(n4, sizeof n4, "%sall-cuts-refused", p);
     g_img = t_read_file(argv[1], &g_size);
     g_tmp = argv[2];
     char why[1024];
 
-    t_report("truncate-control-whole-object-loads", t_case_quiet(run_whole, NULL, why, sizeof why), "%s", why);
-    t_report("truncate-control-leftover-check-detects", t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
+    t_report(n1, t_case_quiet(run_whole, NULL, why, sizeof why), "%s", why);
+    t_report(n2, t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
 
     /* Every place where a header or section starts or ends, plus every 64 bytes. */
     Elf64_Ehdr *eh = t_ehdr(g_img);
@@ -112,7 +119,7 @@ int main(int argc, char **argv)
 
     /* gcc and clang put the section header table last: every shorter prefix is broken. */
     if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize != g_size) {
-        t_report("truncate-fixture-layout", 0, "section header table does not end the file");
+        t_report(n3, 0, "section header table does not end the file");
         return t_exit_status();
     }
 
@@ -127,14 +134,14 @@ int main(int argc, char **argv)
         tried++;
         files += c.as_file;
         if (!t_case_quiet(run_cut, &c, why, sizeof why)) {
-            char name[128];
-            snprintf(name, sizeof name, "truncate-%s%s", c.as_file ? "file-" : "", c.name);
+            char name[256];
+            snprintf(name, sizeof name, "%s%s%s", p, c.as_file ? "file-" : "", c.name);
             t_report(name, 0, "%s", why);
             bad++;
         }
     }
     /* One summary line; every failing cut above has its own FAIL line. */
-    t_report("truncate-all-cuts-refused", bad == 0 && tried > 20,
+    t_report(n4, bad == 0 && tried > 20,
              "%d of %d cuts (%d as files) not refused cleanly", bad, tried, files);
     free(g_img);
     return t_exit_status();
