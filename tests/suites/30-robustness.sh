@@ -136,6 +136,17 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
     FZ=$B/tests/fuzz
     mkdir -p "$FZ/artifacts" "$TMP/corpus"
     if bash "$ROOT/tests/fuzz/build.sh" "$FZ" >"$TMP/fuzz-build.log" 2>&1; then
+        # Inputs the fuzzer once found (a crash, a 16 GiB and a 1 GiB prefault): each must
+        # run without a crash or sanitizer report within 5 s (libFuzzer's RSS watch samples
+        # once a second, so transient memory is t_bigmem's business, not this check's).
+        for r in "$ROOT"/tests/fuzz/regressions/*; do
+            rn=$(basename "$r"); rn=${rn%.*}
+            if timeout 60 "$FZ/fuzz_load" -timeout=5 -rss_limit_mb=512 "$r" >"$TMP/regr.log" 2>&1; then
+                pass "fuzz-regression-$rn"
+            else
+                fail "fuzz-regression-$rn: $(grep -m 1 -E 'ERROR|runtime error|deadly signal' "$TMP/regr.log" | cut -c1-200); reproduce: $FZ/fuzz_load $r"
+            fi
+        done
         timeout 120 "$FZ/fuzz_load" -max_total_time=45 -runs=5000000 -timeout=10 -rss_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$FZ/artifacts/" \
             "$TMP/corpus" "$FZ/corpus" >"$TMP/fuzz.log" 2>&1; rc=$?
