@@ -7,6 +7,7 @@
  * error naming the input, no crash, no mapping or heap block left behind. Controls: the
  * whole object loads; the leftover-mapping check notices a mapping made on purpose.
  */
+#include <fcntl.h>
 #include "t_common.h"
 
 static unsigned char *g_img;
@@ -74,6 +75,27 @@ static int run_leaky(void *arg, char *why, size_t whylen)
     return caught;
 }
 
+/* Negative control of the heap-leak check (asan config only): a "load" that leaks. */
+static void *volatile g_sink;
+static int heap_leaky_load(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)ctx; (void)arg; (void)why; (void)whylen;
+    g_sink = malloc(64);
+    g_sink = NULL;
+    return 1;
+}
+static int run_heap_leaky(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    /* This child's leak report is expected: keep it out of the log the suite scans. */
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 2);
+    objrt_ctx *ctx = objrt_new();
+    int caught = !t_fails_cleanly(ctx, heap_leaky_load, NULL, why, whylen);
+    if (!caught) snprintf(why, whylen, "LeakSanitizer check did not notice a leaked block");
+    return caught;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -96,6 +118,11 @@ int main(int argc, char **argv)
 
     t_report(n1, t_case_quiet(run_whole, NULL, why, sizeof why), "%s", why);
     t_report(n2, t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
+    if (t_have_lsan()) {
+        char n5[128];
+        snprintf(n5, sizeof n5, "%scontrol-heap-leak-check-detects", p);
+        t_report(n5, t_case_quiet(run_heap_leaky, NULL, why, sizeof why), "%s", why);
+    }
 
     /* Every place where a header or section starts or ends, plus every 64 bytes. */
     Elf64_Ehdr *eh = t_ehdr(g_img);
