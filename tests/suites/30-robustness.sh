@@ -20,13 +20,13 @@ BIN=$B/tests/unit
 FX=$TMP/fx
 mkdir -p "$BIN" "$FX"
 
-SANF=""
-[ "$SAN" = asan ] && SANF="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+TFLAGS=""   # sanitizer flags of the config, or the qemu work-arounds below
+[ "$SAN" = asan ] && TFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 AR=ar
 # Under qemu-user (7.2 here) a dynamically linked aarch64 program hangs in fork() and in
 # pthread_create(): the tests run their cases in-process there (T_NO_FORK), and
 # error-per-thread is not run (T_NO_THREADS; t_wx is x86_64-only anyway).
-[ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar && SANF="-DT_NO_FORK -DT_NO_THREADS"
+[ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar && TFLAGS="-DT_NO_FORK -DT_NO_THREADS"
 # exitcode 86: a sanitizer report at exit is told apart from the tests' own status 1.
 export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1"
@@ -67,7 +67,7 @@ done | xargs -P 2 -I{} sh -c '{}' || fail "robustness-fixture-align: compile fai
 build_test() {   # build_test NAME: $BIN/NAME from $UNIT/NAME.c
     local name=$1
     # shellcheck disable=SC2086
-    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $SANF -I"$ROOT/include" -I"$UNIT" \
+    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $TFLAGS -I"$ROOT/include" -I"$UNIT" \
         "$UNIT/$name.c" "$B/libobjrt.a" -ldl -lpthread -o "$BIN/$name" 2>"$TMP/$name.build" ||
         { fail "$name-build: $(grep -m 2 -E 'error|undefined' "$TMP/$name.build" | tr '\n' ' ')"; return 1; }
 }
