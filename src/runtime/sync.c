@@ -40,7 +40,7 @@ int rt_spin_while_equal(atomic_int *word, int old, long spin_ns)
     for (unsigned i = 1; v == old && spin_ns > 0; i++) {
         rt_cpu_relax();
         v = atomic_load_explicit(word, memory_order_acquire);
-        if ((i & 63) == 0) {            /* read the clock rarely: it costs more than a pause */
+        if ((i & 7) == 0) {             /* read the clock every 8 pauses: it costs more than one */
             long now = rt_now_ns();
             sched_yield();              /* on a busy machine, let the thread we wait for run */
             if (deadline == 0)
