@@ -42,7 +42,7 @@ fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $FIXSRC/NAME.c
     $GCC -O2 "$@" -c "$FIXSRC/$name.c" -o "$FX/$name.o" 2>"$FX/$name.err" ||
         { fail "robustness-fixture-$name: $(tail -n 2 "$FX/$name.err" | tr '\n' ' ')"; return 1; }
 }
-for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call; do
+for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call longname; do
     fixture $f
 done
 # -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
@@ -114,7 +114,7 @@ else
 fi
 run_test t_ar_corrupt "$FX/ar_main.o" "$FX/libar.a"
 run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o"
-run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o"
+run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o" "$FX/longname.o"
 run_test t_error_api "$FX/missing.o" "$FX/basic.o"
 run_test t_reserve "${ALIGN_OBJS[@]}"
 if [ "$TARGET" = x86_64 ]; then

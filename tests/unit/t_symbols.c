@@ -1,17 +1,18 @@
 /*
  * t_symbols.c - symbol resolution errors name what is wrong.
  *
- * usage: t_symbols MISSING.o DUP_A.o DUP_B.o WEAK_A.o WEAK_B.o
+ * usage: t_symbols MISSING.o DUP_A.o DUP_B.o WEAK_A.o WEAK_B.o LONGNAME.o
  *  - MISSING.o references objrt_test_no_such_symbol_xyz: the error names that symbol.
  *    Control: with the symbol given by objrt_define() it loads and calls through.
  *  - DUP_A.o + DUP_B.o both define dup_value strongly: the error names the symbol and
  *    both files. Control: WEAK_A.o (weak wk_value) + WEAK_B.o (strong) load, and the
  *    strong definition wins.
+ *  - LONGNAME.o references a 64 KiB name: the (possibly cut) error names file and name.
  * Failed loads leave nothing mapped or leaked; no crash.
  */
 #include "t_common.h"
 
-static const char *g_missing, *g_dup_a, *g_dup_b, *g_weak_a, *g_weak_b;
+static const char *g_missing, *g_dup_a, *g_dup_b, *g_weak_a, *g_weak_b, *g_longname;
 
 static const char *base(const char *path)
 {
@@ -27,6 +28,17 @@ static int load_missing(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
     if (u) { snprintf(why, whylen, "object with an undefined symbol loaded"); objrt_unload(u); return 0; }
     const char *needles[] = { "objrt_test_no_such_symbol_xyz", NULL };
     return t_check_error(ctx, base(g_missing), needles, why, whylen);
+}
+
+/* A 64 KiB symbol name: the message may be cut, but names the file and the name's start. */
+static int load_longname(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    const char *paths[1] = { g_longname };
+    objrt_unit *u = objrt_load(ctx, paths, 1);
+    if (u) { snprintf(why, whylen, "object with an undefined symbol loaded"); objrt_unload(u); return 0; }
+    const char *needles[] = { "objrt_long_name_objrt_long_name_", NULL };
+    return t_check_error(ctx, base(g_longname), needles, why, whylen);
 }
 
 static int load_dup(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
@@ -98,10 +110,12 @@ static int run_dup_control(void *arg, char *why, size_t whylen)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) { fprintf(stderr, "usage: %s MISSING.o DUP_A.o DUP_B.o WEAK_A.o WEAK_B.o\n", argv[0]); return 2; }
+    if (argc != 7) { fprintf(stderr, "usage: %s MISSING.o DUP_A.o DUP_B.o WEAK_A.o WEAK_B.o LONGNAME.o\n", argv[0]); return 2; }
     g_missing = argv[1]; g_dup_a = argv[2]; g_dup_b = argv[3]; g_weak_a = argv[4]; g_weak_b = argv[5];
+    g_longname = argv[6];
     t_case("symbols-missing-named", run, (void *)load_missing);
     t_case("symbols-control-missing-defined-loads", run_missing_control, NULL);
+    t_case("symbols-missing-64kib-name", run, (void *)load_longname);
     t_case("symbols-duplicate-strong-named", run, (void *)load_dup);
     t_case("symbols-control-one-definition-loads", run_dup_control, NULL);
     t_case("symbols-control-weak-strong-loads", run_weak_control, NULL);
