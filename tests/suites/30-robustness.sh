@@ -139,7 +139,7 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
         # Inputs the fuzzer once found (a crash, a 16 GiB and a 1 GiB prefault): each must
         # run without a crash or sanitizer report within 5 s (libFuzzer's RSS watch samples
         # once a second, so transient memory is t_bigmem's business, not this check's).
-        for r in "$ROOT"/tests/fuzz/regressions/*; do
+        for r in "$ROOT"/tests/fuzz/regressions/*.elf; do
             rn=$(basename "$r"); rn=${rn%.*}
             if timeout 60 "$FZ/fuzz_load" -timeout=5 -rss_limit_mb=512 "$r" >"$TMP/regr.log" 2>&1; then
                 pass "fuzz-regression-$rn"
