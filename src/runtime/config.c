@@ -88,9 +88,3 @@ const rt_config *rt_config_get(void)
     pthread_once(&cfg_once, load);
     return &cfg;
 }
-
-void rt_config_reload(void)
-{
-    pthread_once(&cfg_once, load);
-    load();
-}

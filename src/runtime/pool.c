@@ -41,7 +41,7 @@ typedef struct pool {
 } pool;
 
 static pool *the_pool;
-static int thread_override;
+static atomic_int thread_override;      /* objrt_set_num_threads(), 0: environment */
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static __thread int tl_in_task;
@@ -157,7 +157,8 @@ static void pool_destroy(pool *p)
 
 int objrt_num_threads(void)
 {
-    return thread_override > 0 ? thread_override : rt_config_get()->num_threads;
+    int n = atomic_load_explicit(&thread_override, memory_order_relaxed);
+    return n > 0 ? n : rt_config_get()->num_threads;
 }
 
 int objrt_set_num_threads(int n)
@@ -170,7 +171,7 @@ int objrt_set_num_threads(int n)
     if (the_pool)
         pool_destroy(the_pool);
     the_pool = NULL;
-    thread_override = n > 0 ? (n > 1024 ? 1024 : n) : 0;
+    atomic_store_explicit(&thread_override, n > 0 ? (n > 1024 ? 1024 : n) : 0, memory_order_relaxed);
     pthread_mutex_unlock(&launch_lock);
     return 0;
 }

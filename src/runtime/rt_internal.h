@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include "objrt/tvm_backend.h"
 
-/* config.c: settings read from the environment once (re-read by rt_config_reload). */
+/* config.c: settings read from the environment once per process. */
 typedef struct rt_config {
     int num_threads;      /* >= 1 */
     long spin_ns;         /* how long an idle thread spins before sleeping */
@@ -16,7 +16,6 @@ typedef struct rt_config {
     int check_align;      /* OBJRT_CHECK_ALIGN */
 } rt_config;
 const rt_config *rt_config_get(void);
-void rt_config_reload(void);
 
 /* sync.c: futex wait/wake on a 32-bit word and a polite spin. */
 void rt_futex_wait(atomic_int *word, int expected);
