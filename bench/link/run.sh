@@ -97,12 +97,25 @@ minmed() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) { print "n/a n/a"; exit 
                            m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
                            printf "%.1f %.1f\n", v[1], m }'; }
 
+# icount NAME TOGGLE HARNESS ARGS...: user-space instructions per link, counted by callgrind
+# inside the function TOGGLE (objrt_load_memory / link_all), over 3 links (-r 2 plus the
+# final checked link, run with -c none). Deterministic, so immune to the machine's load.
+icount() {
+    local name=$1 toggle=$2; shift 2
+    command -v valgrind >/dev/null || { echo n/a; return; }
+    local n
+    n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "--toggle-collect=$toggle" \
+            --smc-check=all-non-file "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    if [ -n "$n" ]; then awk -v n="$n" 'BEGIN { printf "%.0f", n / 3 }'; else note "bench/link: callgrind count of $name failed"; echo n/a; fi
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 ms() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.3f", a / 1000; else print "n/a" }'; }
+mega() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.2f", a / 1e6; else print "n/a" }'; }
 
 # ---- one input set ---------------------------------------------------------------------
 checks=()
-FMT='%-7s %7s %7s %15s %15s %13s %9s %9s %8s %11s %8s %15s %15s %8s\n'
+FMT='%-7s %7s %7s %15s %15s %13s %9s %9s %8s %8s %8s %8s %11s %8s %15s %15s %8s\n'
 rows=()
 # bench_set NAME ARCHIVE|DIR SONAME|- CHECK [optional]: ARCHIVE is extracted; a DIR's *.o
 # are used. A missing optional input is skipped with a note instead of failing the run.
@@ -157,6 +170,14 @@ bench_set() {
         [ "${o_rel:-x}" = "$n_rel" ] || note "bench/link: objrt counted relocations=${o_rel:-?}, readelf counts $n_rel"
     fi
 
+    # Instructions per link (BENCH_ICOUNT=0 skips; needs valgrind).
+    local o_ins=n/a r_ins=n/a
+    if [ "${BENCH_ICOUNT:-1}" = 1 ]; then
+        [ "$have_objrt" = 1 ] && o_ins=$(icount objrt objrt_load_memory "$W/objrt_link" -r 2 -c none "${objs[@]}")
+        [ "$have_rtdyld" = 1 ] && r_ins=$(icount rtdyld '*link_all*' "$W/rtdyld_link" -r 2 -c none "${objs[@]}")
+        note "instructions per link: objrt=$o_ins rtdyld=$r_ins"
+    fi
+
     # dlopen: in-process loop (verified unloads) and first dlopen in fresh processes.
     local dl_loop_med=n/a dl_fresh dl_fresh_min=n/a dl_fresh_med=n/a k
     if [ "$so" != - ]; then
@@ -186,6 +207,7 @@ bench_set() {
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" \
         "$(ratio "$r_med" "$o_med")/$(ratio "$r_min" "$o_min")" \
         "$(ms "$o_cpu")" "$(ms "$r_cpu")" "$(ratio "$r_cpu" "$o_cpu")" \
+        "$(mega "$o_ins")" "$(mega "$r_ins")" "$(ratio "$r_ins" "$o_ins")" \
         "$(ms "$dl_loop_med")" "$(ratio "$dl_loop_med" "$o_med")" \
         "$(ms "$cli_med")/$(ms "$cli_min")" "$(ms "$dl_fresh_med")/$(ms "$dl_fresh_min")" \
         "$(ratio "$dl_fresh_med" "$cli_med")")")
@@ -198,6 +220,8 @@ bench_set() {
             note "bench/link: $set: RuntimeDyld/objrt = $(ratio "$r_med" "$o_med") (wall median), below the 10x target"
         awk -v r="$r_cpu" -v o="$o_cpu" 'BEGIN { exit !(r / o >= 10) }' ||
             note "bench/link: $set: RuntimeDyld/objrt = $(ratio "$r_cpu" "$o_cpu") (cpu median), below the 10x target"
+        awk -v r="$r_ins" -v o="$o_ins" 'BEGIN { exit !(r + 0 > 0 && o + 0 > 0 && r / o < 10) }' &&
+            note "bench/link: $set: RuntimeDyld/objrt = $(ratio "$r_ins" "$o_ins") (instructions), below the 10x target"
     fi
 }
 
@@ -217,12 +241,14 @@ done
 
 echo
 echo "Link time, milliseconds, median/min ($(uname -m), $(nproc) cores; in-process: files already in memory)"
-printf "$FMT" set objects relocs objrt RuntimeDyld RTD/ob:med/min objrt-cpu RTD-cpu RTD/ob dlopen-loop dl/ob \
+printf "$FMT" set objects relocs objrt RuntimeDyld RTD/ob:med/min objrt-cpu RTD-cpu RTD/ob \
+    objrt-Mi RTD-Mi RTD/ob dlopen-loop dl/ob \
     "objrt-run*" "dlopen-1st*" dl/run
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done
 echo "objrt, RuntimeDyld: in-process link of the extracted members, wall time median/min over repetitions;"
 echo " -cpu: median process CPU time of the same repetitions. On a busy machine wall medians of"
 echo " longer links include time spent descheduled, so compare the min and cpu columns too;"
+echo " -Mi: millions of user-space instructions per link (callgrind; load-independent, no kernel work);"
 echo " dlopen-loop: in-process dlopen(RTLD_NOW|RTLD_LOCAL)+dlclose of the .so, median, each dlclose verified."
 echo "*fresh process per sample ($SAMPLES samples): objrt-run = link_us of 'objrt run --stats' (its own"
 echo " timer), dlopen-1st = first dlopen of the .so in a new process (timed around the call)."
