@@ -8,6 +8,7 @@
 # must be byte-for-byte identical to the native run. A -DPERTURB build of the driver is
 # the negative control proving the comparison can fail. `--stats` must print exactly one
 # contract line whose objects= and relocations= equal independent counts (readelf -r).
+# Leaving out one essential member must make objrt fail with status 125 before running.
 # Applies to TARGET x86_64 (any SAN) and aarch64.
 set -u
 . tests/lib.sh
@@ -72,9 +73,9 @@ alloc_relocs() {
 # stat_field NAME FILE: the value of NAME= in the stats line of FILE.
 stat_field() { grep -Eo "(^| )$1=[0-9.eE+-]+" "$2" | head -n 1 | sed 's/.*=//'; }
 
-# test_lib NAME DRIVER ARCHIVE MIN_OBJECTS MIN_RELOCS NATIVE_LIBS... -- DRIVER_ARGS...
+# test_lib NAME DRIVER ARCHIVE MIN_OBJECTS MIN_RELOCS ESSENTIAL_MEMBER NATIVE_LIBS... -- DRIVER_ARGS...
 test_lib() {
-    local name=$1 drv=$2 archive=$3 min_obj=$4 min_rel=$5; shift 5
+    local name=$1 drv=$2 archive=$3 min_obj=$4 min_rel=$5 essential=$6; shift 6
     local native_libs=() args=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do native_libs+=("$1"); shift; done
     [ $# -gt 0 ] && shift
@@ -160,6 +161,20 @@ test_lib() {
     run_to "$w/extracted" $OBJRT run "${OBJRT_LIBS[@]}" --stats "$w/driver.o" "${members[@]}" -- "${args[@]}"
     compare "$t/objrt-extracted" "$w/native" "$w/extracted"
 
+    # Without a member the driver needs, objrt must refuse to run it: status 125, an
+    # "objrt: ... undefined symbol '...'" message, and no program output.
+    local partial=() m
+    for m in "${members[@]}"; do [ "$(basename "$m")" = "$essential" ] || partial+=("$m"); done
+    run_to "$w/partial" $OBJRT run "${OBJRT_LIBS[@]}" "$w/driver.o" "${partial[@]}" -- "${args[@]}"
+    if [ "${#partial[@]}" = "${#members[@]}" ]; then
+        fail "$t/objrt-missing-member: $essential is not a member of $archive"
+    elif [ "$(cat "$w/partial.rc")" = 125 ] && [ ! -s "$w/partial.out" ] &&
+         grep -Eq "^objrt: .*undefined symbol '[^']+'" "$w/partial.err"; then
+        pass "$t/objrt-missing-member"
+    else
+        fail "$t/objrt-missing-member: without $essential: status $(cat "$w/partial.rc"), stdout $(wc -c <"$w/partial.out") bytes, stderr: $(head -c 200 "$w/partial.err" | tr '\n' ' ')"
+    fi
+
     # --stats: exactly one contract line on stderr (the drivers print nothing there).
     local v
     for v in archive extracted; do
@@ -202,6 +217,6 @@ done
 printf '%s\n' "objrt: link_us=1.5 objects=2 relocations=3 reserved_bytes=4 used_bytes=5" | grep -Eq "$STATS_RE" || bad=1
 if [ "$bad" = 0 ]; then pass "debian-libs/stats-regex-controls"; else fail "debian-libs/stats-regex-controls: regex accepts a malformed line or rejects a good one"; fi
 
-test_lib sqlite sqlite_driver.c "$LIBDIR/libsqlite3.a" 100 20000 -lm -lpthread -ldl
-test_lib zlib zlib_driver.c "$LIBDIR/libz.a" 10 500 -- "$TMP/zlib/test.gz"
+test_lib sqlite sqlite_driver.c "$LIBDIR/libsqlite3.a" 100 20000 main.o -lm -lpthread -ldl
+test_lib zlib zlib_driver.c "$LIBDIR/libz.a" 10 500 deflate.o -- "$TMP/zlib/test.gz"
 exit 0
