@@ -91,6 +91,33 @@ stdout_nopic() {
 }
 for cc in gcc clang; do stdout_nopic $cc; done
 
+# ---- archive controls: the members that must not be pulled really are poison ---------------
+# Given as plain objects (always linked), lib_b_dup.o duplicates main_value and
+# lib_c_missing.o leaves a symbol undefined: both must be refused, by ld and by objrt. This
+# is what makes the archive fixture's member selection meaningful.
+archive_controls() {
+    local d=$TMP/archive-controls src=$FIX/progs/archive
+    mkdir -p "$d"
+    for f in main lib_a_pong lib_b_dup lib_c_missing lib_d_ping lib_e_used lib_f_helper lib_g_data; do
+        $GCC -O2 -c "$src/$f.c" -o "$d/$f.o" || { echo "FAIL fixture archive controls: compile $f"; return; }
+    done
+    local base=("$d/main.o" "$d/lib_a_pong.o" "$d/lib_d_ping.o" "$d/lib_e_used.o" "$d/lib_f_helper.o" "$d/lib_g_data.o")
+    local extra pat
+    for extra in lib_b_dup:main_value lib_c_missing:objrt_fixture_no_such_symbol; do
+        pat=${extra#*:}; extra=${extra%%:*}
+        if $GCC -o "$d/prog" "${base[@]}" "$d/$extra.o" >/dev/null 2>&1; then
+            echo "FAIL fixture archive control $extra.o: native link accepted it"; continue
+        fi
+        (cd "$d" && timeout 30 $OBJRT run "${base[@]}" "$d/$extra.o" >"$d/out" 2>"$d/err"); local rc=$?
+        if [ "$rc" = 125 ] && grep -q "$pat" "$d/err" && ! [ -s "$d/out" ]; then
+            echo "PASS fixture archive control $extra.o given directly is refused (names $pat)"
+        else
+            echo "FAIL fixture archive control $extra.o: exit $rc, expected 125 naming $pat: $(oneline "$(cat "$d/err")")"
+        fi
+    done
+}
+archive_controls
+
 # ---- LLVM JIT-style objects (llvmlite) --------------------------------------------------------
 PY=/usr/bin/python3
 triple=$TARGET-unknown-linux-gnu
