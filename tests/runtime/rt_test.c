@@ -1,12 +1,13 @@
 /* rt_test.c - kernel runtime tests that need no loader (linked directly).
  *   rt_test              run every case, one PASS/FAIL line each
  *   rt_test CASE...      run the named cases
- *   rt_test threads | affinity | idle-cpu    probes the suite runs under different
+ *   rt_test threads | affinity | idle-state  probes the suite runs under different
  *                        environments (they print values, not PASS/FAIL)
  *   rt_test sanitizer-control                a race and an overflow a sanitizer must report */
 #include <objrt/tvm_backend.h>
 #include <pthread.h>
 #include <sched.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -485,22 +486,36 @@ static int t_hooks_lookup(void)
     return 1;
 }
 
+/* The state letters of this process's threads named objrt-w*; returns how many. */
+static int worker_states(char *states, int max)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    char path[300], buf[256], *p;
+    int n = 0;
+    while (d && (e = readdir(d)) && n < max) {
+        FILE *f;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        if (e->d_name[0] == '.' || !(f = fopen(path, "r")))
+            continue;
+        p = fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+        fclose(f);
+        if (p && strstr(buf, "(objrt-w"))
+            states[n++] = p[2];
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static int t_thread_names(void)
 {
-    char path[64], comm[32];
-    int found = 0;
+    char states[64];
+    int found;
     objrt_set_num_threads(3);
     if (!run_count(0, 3))
         return 0;
-    for (int tid = 1; tid < 4194304 && found < 2; tid++) {
-        FILE *f;
-        snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
-        if (!(f = fopen(path, "r")))
-            continue;
-        if (fgets(comm, sizeof comm, f) && strncmp(comm, "objrt-w", 7) == 0)
-            found++;
-        fclose(f);
-    }
+    found = worker_states(states, sizeof states);
     CHECK(found == 2, "found %d threads named objrt-w*", found);
     return 1;
 }
@@ -535,6 +550,14 @@ static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
     return 0;
 }
 
+/* Print the state letter (R running, S sleeping, ...) of every objrt-w* thread. */
+static void print_worker_states(void)
+{
+    char states[64];
+    int n = worker_states(states, sizeof states);
+    printf("%.*s", n, states);
+}
+
 static int probe(const char *what)
 {
     int out[2] = {0, 0};
@@ -544,13 +567,12 @@ static int probe(const char *what)
         printf("%d %d\n", objrt_num_threads(), out[0]);
     } else if (strcmp(what, "affinity") == 0) {
         printf("%d\n", out[1]);
-    } else if (strcmp(what, "idle-cpu") == 0) {     /* CPU ms burned by an idle pool */
-        struct timespec a, b, nap = {0, 300000000};
-        usleep(20000);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-        nanosleep(&nap, NULL);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-        printf("%ld\n", ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec) / 1000000);
+    } else if (strcmp(what, "idle-state") == 0) {   /* scheduler state of idle workers */
+        for (int sample = 0; sample < 5; sample++) {
+            usleep(20000);
+            print_worker_states();
+        }
+        printf("\n");
     } else {
         return 2;
     }
@@ -576,7 +598,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "sanitizer-control") == 0)
         return sanitizer_control();
     if (argc == 2 && (strcmp(argv[1], "threads") == 0 || strcmp(argv[1], "affinity") == 0 ||
-                      strcmp(argv[1], "idle-cpu") == 0))
+                      strcmp(argv[1], "idle-state") == 0))
         return probe(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int wanted = argc < 2;
