@@ -32,6 +32,13 @@ static int known_locked(const rt_module *mod)
     return 0;
 }
 
+/* Length of the prefix of "<prefix>__tvm_module_ctx", or -1 when name is not one. */
+static long ctx_prefix_len(const char *name)
+{
+    size_t len = strlen(name), sfx = strlen(CTX_NAME);
+    return len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0 ? (long)(len - sfx) : -1;
+}
+
 static rt_sym *sym_find(rt_sym *s, const char *name)
 {
     for (; s; s = s->next)
@@ -43,7 +50,8 @@ static rt_sym *sym_find(rt_sym *s, const char *name)
 static int sym_add_locked(rt_module *m, const char *name, void *ptr)
 {
     rt_sym *s = sym_find(m->syms, name);
-    size_t len = strlen(name), sfx = strlen(CTX_NAME);
+    size_t len = strlen(name);
+    long plen = ctx_prefix_len(name);
     if (s) {                                  /* re-registration wins, as in TVM */
         s->ptr = ptr;
         return 0;
@@ -54,9 +62,9 @@ static int sym_add_locked(rt_module *m, const char *name, void *ptr)
     s->ptr = ptr;
     s->next = m->syms;
     m->syms = s;
-    if (len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0 && len - sfx < sizeof m->prefix) {
-        memcpy(m->prefix, name, len - sfx);   /* "<prefix>__tvm_module_ctx" gives the prefix */
-        m->prefix[len - sfx] = '\0';
+    if (plen >= 0 && (size_t)plen < sizeof m->prefix) {
+        memcpy(m->prefix, name, (size_t)plen);  /* "<prefix>__tvm_module_ctx" gives the prefix */
+        m->prefix[plen] = '\0';
     }
     return 0;
 }
@@ -116,7 +124,6 @@ static rt_func *lookup(rt_module *m, const char *name)
 int TVMBackendRegisterSystemLibSymbol(const char *name, void *ptr)
 {
     rt_module *m = tl_initialising ? tl_initialising : &host_module;
-    size_t len = name ? strlen(name) : 0, sfx = strlen(CTX_NAME);
     int rc;
     if (!name) {
         objrt_set_last_error("TVMBackendRegisterSystemLibSymbol: null name");
@@ -130,7 +137,7 @@ int TVMBackendRegisterSystemLibSymbol(const char *name, void *ptr)
         return -1;
     }
     /* outside a load (a system lib linked into the host) the context is known now */
-    if (m == &host_module && ptr && len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0)
+    if (m == &host_module && ptr && ctx_prefix_len(name) >= 0)
         *(void **)ptr = &host_module;
     return 0;
 }
@@ -261,13 +268,10 @@ rt_module *rt_module_close_init(objrt_unit *unit)
 /* Write the module handle into every context address registered for m. */
 void rt_module_publish(rt_module *m)
 {
-    size_t sfx = strlen(CTX_NAME);
     pthread_mutex_lock(&lock);
-    for (rt_sym *s = m->syms; s; s = s->next) {
-        size_t len = strlen(s->name);
-        if (s->ptr && len >= sfx && strcmp(s->name + len - sfx, CTX_NAME) == 0)
+    for (rt_sym *s = m->syms; s; s = s->next)
+        if (s->ptr && ctx_prefix_len(s->name) >= 0)
             *(void **)s->ptr = m;
-    }
     pthread_mutex_unlock(&lock);
 }
 

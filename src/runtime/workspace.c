@@ -5,7 +5,6 @@
  * pops the top, any other order searches down from it. Blocks come from posix_memalign
  * (small) or mmap (large), both at least OBJRT_WS_ALIGN aligned, and go back to the system
  * when the thread exits or calls objrt_ws_trim(). */
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
