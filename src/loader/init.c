@@ -88,6 +88,13 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
             (group = classify(objrt_sec_name(l->objs[it->obj], it->shndx), &prio, &legacy)) ==
                 GROUP_NONE)
             continue;
+        if ((it->off | it->size) % sizeof(uintptr_t)) {
+            free(a);
+            return objrt_fail(l->ctx, "%s: section %s: %llu bytes at offset 0x%llx is not an "
+                              "array of pointers", l->objs[it->obj]->name,
+                              objrt_sec_name(l->objs[it->obj], it->shndx),
+                              (unsigned long long)it->size, (unsigned long long)it->off);
+        }
         a[na] = (arr){ group, legacy, prio, i, (const uintptr_t *)(l->base + it->off),
                        it->size / sizeof(uintptr_t) };
         total += a[na++].n;

@@ -133,6 +133,7 @@ typedef struct objrt_plan {
     bool got_base_used;                  /* GOTOFF/GOTPC forms need a GOT address */
     bool internal_stubs;                 /* the unit may exceed the direct branch reach */
     size_t page;                         /* granule every group starts on */
+    uint64_t base_align;                 /* the base must honour the largest alignment */
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     uint64_t total;                      /* the reservation, exactly */
     uint64_t used;                       /* bytes of content, without padding */

@@ -125,23 +125,34 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
 #endif
 
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but
- * never zero-fill: the plan puts .bss last in each group, so each group's written part is
- * a prefix, and a 1 GiB .bss stays demand-zero. Best effort: older kernels refuse the
- * advice and pages fault in as they are written. */
+ * neither zero-fill nor alignment padding: a 1 GiB .bss, or a section aligned to 1 GiB,
+ * must stay demand-zero address space. Runs of written items closer than a page are
+ * merged into one call. Best effort: older kernels refuse the advice and pages fault in
+ * as they are written. */
 static void populate_written(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
-    uint64_t end[GRP_COUNT] = { 0 };
-    for (size_t i = 0; i < p->nitems; i++) {
-        const objrt_item *it = &p->items[i];
-        bool nobits = it->kind == IT_COMMON ||
-                      (it->kind == IT_SECTION && l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
-        if (!nobits && it->off + it->size > end[it->group])
-            end[it->group] = it->off + it->size;
+    for (int g = 0; g < GRP_COUNT; g++) {
+        uint64_t rs = 0, re = 0;
+        for (size_t i = 0; i <= p->nitems; i++) {
+            const objrt_item *it = i < p->nitems ? &p->items[i] : NULL;
+            bool written = it && it->group == g && it->size && it->kind != IT_COMMON &&
+                           !(it->kind == IT_SECTION &&
+                             l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
+            if (it && !written)
+                continue;
+            if (re > rs && (!it || it->off > re + p->page)) {
+                madvise(l->base + (rs & ~(uint64_t)(p->page - 1)), re - (rs & ~(uint64_t)(p->page - 1)),
+                        MADV_POPULATE_WRITE);
+                rs = re = 0;
+            }
+            if (!it)
+                break;
+            if (re == rs)
+                rs = it->off;
+            re = it->off + it->size > re ? it->off + it->size : re;
+        }
     }
-    for (int g = 0; g < GRP_COUNT; g++)
-        if (end[g] > p->group_off[g])
-            madvise(l->base + p->group_off[g], end[g] - p->group_off[g], MADV_POPULATE_WRITE);
 }
 
 static void copy_contents(objrt_link *l)
@@ -169,8 +180,8 @@ int objrt_place(objrt_link *l)
                           "-fPIC (references to host data must go through the GOT)",
                           p->win_lo_why ? p->win_lo_why : "?", (unsigned long long)p->win_lo,
                           p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
-    l->base = free_choice ? place_anywhere(p->total, p->page)
-                          : place_in_window(p->total, p->page, p->win_lo, p->win_hi);
+    l->base = free_choice ? place_anywhere(p->total, p->base_align)
+                          : place_in_window(p->total, p->base_align, p->win_lo, p->win_hi);
     if (!l->base) {
         if (free_choice)
             return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",

@@ -266,6 +266,10 @@ static void assign_offsets(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
     uint64_t cursor = 0;
+    p->base_align = p->page;        /* offsets are only as aligned as the base under them */
+    for (size_t i = 0; i < p->nitems; i++)
+        if (p->items[i].align > p->base_align)
+            p->base_align = p->items[i].align;
     for (int grp = 0; grp < GRP_COUNT; grp++) {
         uint64_t start = objrt_align_up(cursor, p->page), c = start;
         for (int zero = 0; zero < 2; zero++)
