@@ -47,8 +47,6 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static __thread int tl_in_task;
 static __thread int tl_saw_broken;     /* this task was told a barrier broke */
 
-int rt_in_task(void) { return tl_in_task; }
-
 /* The launch reports one failure: a task's own failure before one that only followed a
  * broken barrier, then the lowest task id. */
 static void record_error(pool *p, int task)

@@ -44,7 +44,4 @@ void rt_barrier_reset(rt_barrier *b, long spin_ns);
 int rt_barrier_wait(rt_barrier *b, int ntask);
 void rt_barrier_break(rt_barrier *b);
 
-/* pool.c: is the calling thread running a task of a launch? */
-int rt_in_task(void);
-
 #endif
