@@ -4,6 +4,8 @@
 
 #include "rt_internal.h"
 
+#pragma GCC visibility push(hidden)
+
 typedef struct rt_sym {              /* one TVMBackendRegisterSystemLibSymbol() */
     struct rt_sym *next;
     void *ptr;
@@ -32,4 +34,5 @@ rt_module *rt_module_close_init(objrt_unit *unit);
 void rt_module_publish(rt_module *m);
 void rt_module_forget(objrt_unit *unit);
 
+#pragma GCC visibility pop
 #endif

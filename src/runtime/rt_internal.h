@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include "objrt/tvm_backend.h"
 
+/* Internal names stay out of libobjrt.so's dynamic symbol table. */
+#pragma GCC visibility push(hidden)
+
 /* config.c: settings read from the environment once per process. */
 typedef struct rt_config {
     int num_threads;      /* >= 1 */
@@ -44,4 +47,5 @@ void rt_barrier_reset(rt_barrier *b, long spin_ns);
 int rt_barrier_wait(rt_barrier *b, int ntask);
 void rt_barrier_break(rt_barrier *b);
 
+#pragma GCC visibility pop
 #endif
