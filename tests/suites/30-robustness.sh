@@ -98,8 +98,9 @@ TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
-# under qemu-user is qemu's own).
-[ "$TARGET" = x86_64 ] && TESTS="$TESTS t_reach t_wx t_bigmem"
+# under qemu-user is qemu's own), t_concurrent (threads: a dynamic aarch64 program hangs
+# in pthread_create under this qemu-user).
+[ "$TARGET" = x86_64 ] && TESTS="$TESTS t_reach t_wx t_bigmem t_concurrent"
 for t in $TESTS; do build_test "$t"; done
 
 run_test t_truncate "$FX/basic.o" "$TMP"
@@ -123,6 +124,7 @@ if [ "$TARGET" = x86_64 ]; then
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
     run_test t_wx "$FX/big.o" "$rounds"
     run_test t_bigmem "$FX/bigbss.o" "$FX/basic.o"
+    run_test t_concurrent "$FX/basic.o" "$FX/big.o" "$FX/ctor.o" 300
     # ASan's quarantine keeps freed blocks resident on purpose: make it small here so
     # VmRSS measures objrt, not the quarantine (use-after-free is covered elsewhere).
     ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
