@@ -154,6 +154,17 @@ static int t_syslib(const char *obj)
         }
     }
     objrt_set_num_threads(0);
+    /* a second copy in the same context: its registrations are its own */
+    {
+        objrt_unit *u2 = objrt_load(ctx, &obj, 1);
+        void **ctx2p = u2 ? objrt_unit_sym(u2, "mylib___tvm_module_ctx") : NULL;
+        TVMFunctionHandle h2 = u2 ? objrt_tvm_main(u2) : NULL;
+        CHECK(u2 && ctx2p && ctx2p != ctxp && *ctx2p && *ctx2p != *ctxp, "second unit's context");
+        CHECK(h2 && objrt_tvm_func_ptr(h2) == objrt_unit_sym(u2, "mylib_two_phase") &&
+              objrt_tvm_func_ptr(h2) != objrt_tvm_func_ptr(h), "second unit's functions");
+        CHECK(call2(h2, &ta, &tb, 0) == 0, "second unit: %s", TVMGetLastError());
+        CHECK(objrt_unload(u2) == 0 && call2(h, &ta, &tb, 0) == 0, "first unit after unload");
+    }
     return 1;
 }
 
@@ -177,6 +188,11 @@ static int t_dso(const char *obj)
     CHECK(slot && *slot, "__tvm_module_ctx not written");
     h = objrt_tvm_main(u);
     CHECK(h && strcmp(objrt_tvm_func_name(h), "dso_main") == 0, "main: %s", TVMGetLastError());
+    {   /* the unit's own exported functions are packed functions of its module */
+        TVMFunctionHandle own = NULL;
+        CHECK(TVMBackendGetFuncFromEnv(*slot, "dso_main", &own) == 0 &&
+              objrt_tvm_func_ptr(own) == objrt_sym(ctx, "dso_main"), "own function not found");
+    }
     for (int i = 0; i < N; i++)
         x[i] = (float)i * 0.25f;
     objrt_set_num_threads(3);
