@@ -10,7 +10,8 @@ RT_KFLAGS := -O3 $(RT_ISA) -Wall -Wextra -Werror -Iinclude
 RT_PROGS := $(RT_DIR)/rt_test
 ifeq ($(TARGET),x86_64)
 RT_PROGS += $(RT_DIR)/rt_load $(RT_DIR)/seed_kernel.o $(RT_DIR)/seed_kernel_nohint.o \
-            $(RT_DIR)/syslib_kernel.o $(RT_DIR)/dso_kernel.o
+            $(RT_DIR)/syslib_kernel.o $(RT_DIR)/dso_kernel.o $(RT_DIR)/main_kernel.o \
+            $(RT_DIR)/main_kernel_fails.o
 endif
 
 runtime-tests: $(RT_PROGS)
@@ -26,6 +27,10 @@ $(RT_DIR)/%.o: tests/runtime/kernels/%.c include/objrt/tvm_backend.h
 $(RT_DIR)/seed_kernel_nohint.o: tests/runtime/kernels/seed_kernel.c include/objrt/tvm_backend.h
 	@mkdir -p $(dir $@)
 	clang $(RT_KFLAGS) -DSEED_NO_ALIGN_HINT -c $< -o $@
+
+$(RT_DIR)/main_kernel_fails.o: tests/runtime/kernels/main_kernel.c include/objrt/tvm_backend.h
+	@mkdir -p $(dir $@)
+	clang $(RT_KFLAGS) -DMAIN_FAILS -c $< -o $@
 
 bench-runtime: all
 	bash bench/runtime/run.sh $(BUILD)

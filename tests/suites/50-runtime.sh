@@ -80,6 +80,11 @@ fi
 timeout 120 "$T/rt_load" seed "$T/seed_kernel.o"
 timeout 120 "$T/rt_load" seed-offset16 "$T/seed_kernel.o"
 check seed-cli-1000-runs timeout 120 $OBJRT run -e seed_selftest "$T/seed_kernel.o"
+# a unit without main() whose __tvm_main__ names the entry: `objrt run` calls it
+check cli-runs-tvm-main timeout 60 $OBJRT run "$T/main_kernel.o"
+timeout 60 $OBJRT run "$T/main_kernel_fails.o" >/dev/null 2>&1; rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 127 ] && [ "$rc" -ne 125 ]; then pass cli-tvm-main-failure-status
+else fail "cli-tvm-main-failure-status: a failing __tvm_main__ entry exited $rc"; fi
 timeout 120 "$T/rt_load" syslib "$T/syslib_kernel.o"
 timeout 120 "$T/rt_load" dso "$T/dso_kernel.o"
 
