@@ -42,9 +42,10 @@ fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $FIXSRC/NAME.c
     $GCC -O2 "$@" -c "$FIXSRC/$name.c" -o "$FX/$name.o" 2>"$FX/$name.err" ||
         { fail "robustness-fixture-$name: $(tail -n 2 "$FX/$name.err" | tr '\n' ' ')"; return 1; }
 }
-for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call longname ctor; do
+for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call longname ctor group; do
     fixture $f
 done
+$GCC -O2 -DCALLER=grp_call2 -c "$FIXSRC/group.c" -o "$FX/group2.o" || fail "robustness-fixture-group2: compile failed"
 # -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
 fixture reach_data -fno-pic
 fixture reach_two -fno-pic
@@ -94,7 +95,7 @@ run_test() {
     return 0
 }
 
-TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array"
+TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group"
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
@@ -118,6 +119,7 @@ run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o"
 run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o" "$FX/longname.o"
 run_test t_error_api "$FX/missing.o" "$FX/basic.o"
 run_test t_init_array "$FX/ctor.o"
+run_test t_group "$FX/group.o" "$FX/group2.o"
 run_test t_reserve "${ALIGN_OBJS[@]}"
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o"
