@@ -49,6 +49,7 @@ $GCC -O2 -DCALLER=grp_call2 -c "$FIXSRC/group.c" -o "$FX/group2.o" || fail "robu
 # -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
 fixture reach_data -fno-pic
 fixture reach_two -fno-pic
+fixture abs32 -fno-pic
 rm -f "$FX/libar.a"
 $AR rcs "$FX/libar.a" "$FX/ar_one.o" "$FX/ar_two.o" || fail "robustness-fixture-libar: ar failed"
 
@@ -122,7 +123,7 @@ run_test t_init_array "$FX/ctor.o"
 run_test t_group "$FX/group.o" "$FX/group2.o"
 run_test t_reserve "${ALIGN_OBJS[@]}"
 if [ "$TARGET" = x86_64 ]; then
-    run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o"
+    run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
     run_test t_wx "$FX/big.o" "$rounds"
     run_test t_bigmem "$FX/bigbss.o" "$FX/basic.o"

@@ -2,7 +2,7 @@
  * t_reach.c - 32-bit PC-relative references to far targets: place in reach or refuse.
  * (x86_64 only: the fixtures are -fno-pic x86_64 objects with R_X86_64_PC32.)
  *
- * usage: t_reach REACH_DATA.o REACH_TWO.o REACH_CALL.o
+ * usage: t_reach REACH_DATA.o REACH_TWO.o REACH_CALL.o ABS32.o
  *  - far-data: reach_far_value lives in a page mapped > 4 GiB from every other mapping.
  *    objrt must either place the unit within reach (and reach_get() reads the value) or
  *    fail with an error naming the symbol. Never a silently truncated displacement.
@@ -10,12 +10,14 @@
  *  - two-far: reach_far_a and reach_far_b > 4 GiB apart: no placement reaches both, the
  *    error must name one of them.
  *  - far-call: reach_far_fn is code in a far page; the PLT32 call must work (stub).
+ *  - abs32: -fno-pic array indexing (R_X86_64_32S): placed below 2 GiB and correct, or
+ *    refused naming the symbol or the relocation.
  */
 #include "t_common.h"
 
 #define GIB ((uintptr_t)1 << 30)
 
-static const char *g_data_o, *g_two_o, *g_call_o;
+static const char *g_data_o, *g_two_o, *g_call_o, *g_abs32_o;
 int reach_near_value = 0x7717;
 
 /* Distance from [lo,hi) to the nearest other mapping. */
@@ -159,6 +161,35 @@ static int run_far_call(void *arg, char *why, size_t whylen)
     return 1;
 }
 
+/* abs32: R_X86_64_32S needs the unit within +-2 GiB of 0: placed there, or refused. */
+static int run_abs32(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = load1(ctx, g_abs32_o);
+    if (!u) {
+        const char *err = objrt_error(ctx);
+        if (!strstr(err, "abs32_table") && !strstr(err, "32S")) {
+            snprintf(why, whylen, "refused without naming abs32_table or R_X86_64_32S: %s", err);
+            return 0;
+        }
+        fprintf(stderr, "t_reach: abs32 refused: %s\n", err);
+        return 1;
+    }
+    uintptr_t table = (uintptr_t)objrt_unit_sym(u, "abs32_table");
+    int (*get)(long) = (int (*)(long))objrt_unit_sym(u, "abs32_get");
+    if (table >= ((uintptr_t)1 << 31)) {
+        snprintf(why, whylen, "loaded with abs32_table at %#lx, beyond what a 32S can hold", (unsigned long)table);
+        return 0;
+    }
+    int v = get ? get(3) : -1;
+    objrt_unload(u);
+    objrt_free(ctx);
+    if (v != 13) { snprintf(why, whylen, "abs32_get(3) = %d, expected 13", v); return 0; }
+    fprintf(stderr, "t_reach: abs32 placed at %#lx\n", (unsigned long)table);
+    return 1;
+}
+
 /* Negative control of the setup: the far page really is isolated, a normal one is not. */
 static int run_isolation_control(void *arg, char *why, size_t whylen)
 {
@@ -175,12 +206,13 @@ static int run_isolation_control(void *arg, char *why, size_t whylen)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) { fprintf(stderr, "usage: %s REACH_DATA.o REACH_TWO.o REACH_CALL.o\n", argv[0]); return 2; }
-    g_data_o = argv[1]; g_two_o = argv[2]; g_call_o = argv[3];
+    if (argc != 5) { fprintf(stderr, "usage: %s REACH_DATA.o REACH_TWO.o REACH_CALL.o ABS32.o\n", argv[0]); return 2; }
+    g_data_o = argv[1]; g_two_o = argv[2]; g_call_o = argv[3]; g_abs32_o = argv[4];
     t_case("reach-control-isolation-check", run_isolation_control, NULL);
     t_case("reach-control-near-data-loads", run_near_data, NULL);
     t_case("reach-far-data-placed-or-refused", run_far_data, NULL);
     t_case("reach-two-far-data-refused", run_two_far, NULL);
     t_case("reach-far-call-through-stub", run_far_call, NULL);
+    t_case("reach-abs32s-placed-low-or-refused", run_abs32, NULL);
     return t_exit_status();
 }

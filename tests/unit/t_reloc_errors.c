@@ -5,7 +5,9 @@
  *  - BASIC.o with the type of one .rela.text entry patched to 0xff: the error names the
  *    type number, the section and the offset of the relocation.
  *  - TLS.o (a __thread variable): the error says TLS is not supported.
- * Both: NULL, nothing mapped or leaked, no crash. Controls: unpatched BASIC.o loads;
+ *  - BASIC.o with a PC-relative relocation's addend raised by 1 TiB: refused (never
+ *    silently truncated), the error names the section and offset.
+ * All: NULL, nothing mapped or leaked, no crash. Controls: unpatched BASIC.o loads;
  * the "names the offset" check rejects a message with a different offset.
  */
 #include "t_common.h"
@@ -68,6 +70,46 @@ static int load_tls(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
     return 1;
 }
 
+/* A PC-relative relocation whose addend puts the target 1 TiB away: no placement can
+ * satisfy it, so it must be refused (never truncated). Returns its offset via *off. */
+static unsigned char *far_addend(unsigned long *off)
+{
+    unsigned char *img = malloc(g_basic_size);
+    memcpy(img, g_basic, g_basic_size);
+    int rs = t_find_section(img, ".rela.text");
+    Elf64_Shdr *sh = t_shdr(img, (unsigned)rs);
+    Elf64_Rela *r = (Elf64_Rela *)(img + sh->sh_offset);
+    for (size_t i = 0; i < sh->sh_size / sizeof *r; i++) {
+        unsigned t = ELF64_R_TYPE(r[i].r_info);
+        int pcrel = t_ehdr(img)->e_machine == EM_X86_64 ? (t == R_X86_64_PC32 || t == R_X86_64_PLT32)
+                                                       : (t == R_AARCH64_ADR_PREL_PG_HI21 || t == R_AARCH64_CALL26 ||
+                                                          t == R_AARCH64_JUMP26);
+        if (pcrel) {
+            r[i].r_addend += (Elf64_Sxword)1 << 40;
+            *off = r[i].r_offset;
+            return img;
+        }
+    }
+    fprintf(stderr, "fixture has no PC-relative relocation in .rela.text\n");
+    exit(2);
+}
+
+static int load_far_addend(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    unsigned long off;
+    unsigned char *img = far_addend(&off);
+    objrt_unit *u = t_load_mem(ctx, "far-addend.o", img, g_basic_size);
+    free(img);
+    if (u) { snprintf(why, whylen, "a PC-relative relocation 1 TiB out of reach loaded (truncated?)"); objrt_unload(u); return 0; }
+    if (!t_check_error(ctx, "far-addend.o", (const char *[]){ ".text", NULL }, why, whylen)) return 0;
+    if (!t_mentions_number(objrt_error(ctx), off)) {
+        snprintf(why, whylen, "error does not name offset 0x%lx: %s", off, objrt_error(ctx));
+        return 0;
+    }
+    return 1;
+}
+
 static int run(void *arg, char *why, size_t whylen)
 {
     objrt_ctx *ctx = objrt_new();
@@ -106,6 +148,7 @@ int main(int argc, char **argv)
 
     t_case("reloc-unknown-type-0xff", run, (void *)load_unknown);
     t_case("reloc-tls-not-supported", run, (void *)load_tls);
+    t_case("reloc-pcrel-out-of-reach-refused", run, (void *)load_far_addend);
     free(g_basic);
     free(g_tls);
     return t_exit_status();
