@@ -125,7 +125,7 @@ run_test t_reserve "${ALIGN_OBJS[@]}"
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
-    run_test t_wx "$FX/big.o" "$rounds"
+    run_test t_wx "$FX/big.o" "$rounds" "$FX/abs32.o" "$FX/ctor.o"
     run_test t_bigmem "$FX/bigbss.o" "$FX/basic.o"
     run_test t_concurrent "$FX/basic.o" "$FX/big.o" "$FX/ctor.o" 300
     # ASan's quarantine keeps freed blocks resident on purpose: make it small here so

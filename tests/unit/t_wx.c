@@ -1,9 +1,10 @@
 /*
  * t_wx.c - no mapping is ever writable and executable, during or after a load.
  *
- * usage: t_wx BIG.o ROUNDS
+ * usage: t_wx BIG.o ROUNDS [EXTRA.o...]
  *  - race: a second thread reads /proc/self/maps as fast as it can while the main thread
- *    loads and unloads BIG.o ROUNDS times; no scan may see a w+x mapping.
+ *    loads and unloads BIG.o (and each EXTRA.o, e.g. one placed in a window below 2 GiB,
+ *    one with constructors) ROUNDS times; no scan may see a w+x mapping.
  *  - after-load: code r-x, writable data rw-, rodata not writable, no w+x anywhere.
  * Controls: the checker flags an rwx and a -wx mapping made on purpose; the racing
  * poller catches an rwx window opened by the main thread.
@@ -14,6 +15,9 @@
 
 static unsigned char *g_img;
 static size_t g_size;
+static unsigned char *g_extra[8];
+static size_t g_extra_size[8];
+static int g_nextra;
 
 static atomic_int g_stop;
 static atomic_long g_scans, g_hits;
@@ -96,11 +100,21 @@ static void race(int rounds)
     for (int i = 0; i < rounds; i++) {
         objrt_unit *u = t_load_mem(ctx, "big.o", g_img, g_size);
         if (!u) { err = objrt_error(ctx); break; }
-        loaded++;
+        objrt_unit *x[8];
+        int ok = 1;
+        for (int e = 0; e < g_nextra; e++) {
+            x[e] = t_load_mem(ctx, "extra.o", g_extra[e], g_extra_size[e]);
+            if (!x[e]) { err = objrt_error(ctx); ok = 0; }
+        }
+        for (int e = g_nextra - 1; e >= 0; e--)
+            if (x[e]) objrt_unload(x[e]);
         objrt_unload(u);
+        if (!ok) break;
+        loaded++;
     }
     stop_poller(t);
     long hits = atomic_load(&g_hits), scans = atomic_load(&g_scans);
+    fprintf(stderr, "t_wx: %ld maps scans during %d rounds\n", scans, loaded);
     if (loaded < rounds)
         t_report("wx-race-load-unload", 0, "load %d failed: %s", loaded + 1, err);
     else
@@ -156,12 +170,15 @@ static void after_load(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: %s BIG.o ROUNDS\n", argv[0]); return 2; }
+    if (argc < 3 || argc > 3 + 8) { fprintf(stderr, "usage: %s BIG.o ROUNDS [EXTRA.o...]\n", argv[0]); return 2; }
     g_img = t_read_file(argv[1], &g_size);
+    for (int i = 3; i < argc; i++, g_nextra++)
+        g_extra[g_nextra] = t_read_file(argv[i], &g_extra_size[g_nextra]);
     control_static();
     control_race();
     after_load();
     race(atoi(argv[2]));
     free(g_img);
+    for (int i = 0; i < g_nextra; i++) free(g_extra[i]);
     return t_exit_status();
 }
