@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "objrt.h"
+#include "objrt/tvm_backend.h"
 
 #define EXIT_OBJRT 125
 #define EXIT_NOENTRY 127
@@ -25,7 +26,8 @@ static const char usage[] =
     "        process and call main(argc, argv) (argv[0] is the first FILE, then ARGs), or\n"
     "        int SYMBOL(void) with -e; exit with its return value after running destructors\n"
     "        and flushing stdio, as a normal exit would.\n"
-    "          -e SYMBOL       entry point instead of main\n"
+    "          -e SYMBOL       entry point instead of main (a unit without main whose\n"
+    "                          __tvm_main__ names a packed function runs that one)\n"
     "          -l LIB          make a shared library's symbols available (-l m, -l stdc++)\n"
     "          --stats         print link statistics to stderr, one line\n"
     "          --page-size N   plan with N-byte pages (4096, 16384, 65536)\n"
@@ -124,6 +126,20 @@ static void unload_at_exit(void)
     free_args(&run_args);
 }
 
+/* A TVM module's entry (named by its __tvm_main__ string) takes packed arguments; run
+ * it with none. Exit status: its integer result, or 1 with TVM's last error. */
+static int call_tvm_main(TVMFunctionHandle h)
+{
+    TVMValue ret = { .v_int64 = 0 };
+    int tcode = kTVMNullptr;
+    int rc = objrt_tvm_func_ptr(h)(NULL, NULL, 0, &ret, &tcode, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "objrt: %s failed: %s\n", objrt_tvm_func_name(h), TVMGetLastError());
+        return 1;
+    }
+    return tcode == kTVMArgInt ? (int)ret.v_int64 : 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     args a = { 0 };
@@ -153,6 +169,12 @@ static int cmd_run(int argc, char **argv)
     }
     const char *entry = a.entry ? a.entry : "main";
     void *fn = objrt_unit_sym(u, entry);
+    TVMFunctionHandle tvm_main = !fn && !a.entry ? objrt_tvm_main(u) : NULL;
+    if (tvm_main) {
+        run_ctx = ctx;
+        atexit(unload_at_exit);
+        exit(call_tvm_main(tvm_main));
+    }
     if (!fn) {
         fprintf(stderr, "objrt: entry symbol '%s' is not defined by the inputs\n", entry);
         objrt_free(ctx);
