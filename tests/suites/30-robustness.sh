@@ -52,6 +52,14 @@ fixture reach_two -fno-pic
 fixture abs32 -fno-pic
 rm -f "$FX/libar.a"
 $AR rcs "$FX/libar.a" "$FX/ar_one.o" "$FX/ar_two.o" || fail "robustness-fixture-libar: ar failed"
+# The other forms ar writes: long member names ("//" table), no index (S), thin (T), empty.
+cp "$FX/ar_one.o" "$FX/a_very_long_member_name_one.o"
+cp "$FX/ar_two.o" "$FX/another_quite_long_member_two.o"
+rm -f "$FX/long.a" "$FX/noindex.a" "$FX/thin.a"
+{ $AR rcs "$FX/long.a" "$FX/a_very_long_member_name_one.o" "$FX/another_quite_long_member_two.o" &&
+  $AR rcS "$FX/noindex.a" "$FX/ar_one.o" "$FX/ar_two.o" &&
+  $AR rcsT "$FX/thin.a" "$FX/ar_one.o" "$FX/ar_two.o" &&
+  printf '!<arch>\n' >"$FX/empty.a"; } || fail "robustness-fixture-ar-forms: ar failed"
 
 # align-P-A-D.o: CODE_BYTES = DATA_BYTES = P - D, aligned to A (t_reserve decodes the name).
 ALIGN_OBJS=()
@@ -96,7 +104,7 @@ run_test() {
     return 0
 }
 
-TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group"
+TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group t_ar_forms"
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
@@ -121,6 +129,7 @@ run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$
 run_test t_error_api "$FX/missing.o" "$FX/basic.o"
 run_test t_init_array "$FX/ctor.o"
 run_test t_group "$FX/group.o" "$FX/group2.o"
+run_test t_ar_forms "$FX/ar_main.o" "$FX/long.a" "$FX/noindex.a" "$FX/thin.a" "$FX/empty.a"
 run_test t_reserve "${ALIGN_OBJS[@]}"
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"

@@ -1,0 +1,76 @@
+/*
+ * t_ar_forms.c - the archive forms ar really writes are handled.
+ *
+ * usage: t_ar_forms AR_MAIN.o LONG.a NOINDEX.a THIN.a EMPTY.a
+ *   LONG.a     members with names > 15 characters (GNU "//" name table): links, 111
+ *   NOINDEX.a  made with `ar rcS` (no symbol index): links, 111
+ *   THIN.a     `ar rcsT` (members stay outside): refused naming it, or links, 111
+ *   EMPTY.a    just the magic: alone it loads as an empty unit or is refused naming it;
+ *              with AR_MAIN.o the error names the symbol still undefined (ar_one_fn)
+ */
+#include "t_common.h"
+
+static const char *g_main;
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Links AR_MAIN.o with `ar`; 1 when it loads and ar_main() is 111 (or, if `may_refuse`,
+ * when it is refused with an error naming the archive). */
+static int run_links(const char *ar, int may_refuse, char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    const char *paths[2] = { g_main, ar };
+    objrt_unit *u = objrt_load(ctx, paths, 2);
+    if (!u) {
+        if (may_refuse) return t_check_error(ctx, base(ar), NULL, why, whylen);
+        snprintf(why, whylen, "did not link: %s", objrt_error(ctx));
+        return 0;
+    }
+    int (*fn)(void) = (int (*)(void))objrt_unit_sym(u, "ar_main");
+    int v = fn ? fn() : -1;
+    objrt_unload(u);
+    objrt_free(ctx);
+    if (v != 111) { snprintf(why, whylen, "ar_main() returned %d, expected 111", v); return 0; }
+    return 1;
+}
+
+static const char *g_long, *g_noindex, *g_thin, *g_empty;
+static int c_long(void *a, char *w, size_t n) { (void)a; return run_links(g_long, 0, w, n); }
+static int c_noindex(void *a, char *w, size_t n) { (void)a; return run_links(g_noindex, 0, w, n); }
+static int c_thin(void *a, char *w, size_t n) { (void)a; return run_links(g_thin, 1, w, n); }
+
+static int c_empty_alone(void *a, char *why, size_t whylen)
+{
+    (void)a;
+    objrt_ctx *ctx = objrt_new();
+    const char *paths[1] = { g_empty };
+    objrt_unit *u = objrt_load(ctx, paths, 1);
+    if (u) { objrt_unload(u); return 1; }
+    return t_check_error(ctx, base(g_empty), NULL, why, whylen);
+}
+
+static int c_empty_needed(void *a, char *why, size_t whylen)
+{
+    (void)a;
+    objrt_ctx *ctx = objrt_new();
+    const char *paths[2] = { g_main, g_empty };
+    objrt_unit *u = objrt_load(ctx, paths, 2);
+    if (u) { snprintf(why, whylen, "linked although ar_one_fn is defined nowhere"); objrt_unload(u); return 0; }
+    return t_check_error(ctx, NULL, (const char *[]){ "ar_one_fn", NULL }, why, whylen);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) { fprintf(stderr, "usage: %s AR_MAIN.o LONG.a NOINDEX.a THIN.a EMPTY.a\n", argv[0]); return 2; }
+    g_main = argv[1]; g_long = argv[2]; g_noindex = argv[3]; g_thin = argv[4]; g_empty = argv[5];
+    t_case("ar-long-member-names-link", c_long, NULL);
+    t_case("ar-without-index-links", c_noindex, NULL);
+    t_case("ar-thin-refused-or-links", c_thin, NULL);
+    t_case("ar-empty-alone-no-crash", c_empty_alone, NULL);
+    t_case("ar-empty-leaves-symbol-undefined", c_empty_needed, NULL);
+    return t_exit_status();
+}
