@@ -56,22 +56,32 @@ for dir in "$FIX"/progs/*/; do
 done
 xargs -d '\n' -P "$(nproc)" -n 1 bash "$FIX/run-one.sh" <"$jobs" | sort -n -k1,1 | cut -f2-
 
-# ---- -fno-pic direct reference to host data (stdout) -----------------------------------------
+# ---- direct references to host data (stdout) ---------------------------------------------
 # Non-PIC code reads `stdout` with a direct PC-relative (x86_64 PC32) or page-relative
-# (AArch64 ADRP) access, which cannot go through a GOT. objrt must either place the unit in
-# reach and print correctly, or refuse with exit 125 and an error naming `stdout`.
-stdout_nopic() {
-    local cc=$1 d=$TMP/stdout-nopic/$1 drv
+# (AArch64 ADRP) access, which cannot go through a GOT; so does gcc's default PIE code on
+# x86_64 (it assumes copy relocations). objrt must either place the unit in reach and print
+# correctly, or refuse with exit 125 and an error naming `stdout`. The PASS line says which.
+# stdout_direct CC MODE: MODE "default" is tested only where the compiler emits a direct
+# reference (otherwise there is nothing to check: a note on stderr, no line).
+stdout_direct() {
+    local cc=$1 mode=$2 drv flags=$2
+    local d=$TMP/stdout-direct/$cc/$(slug "$mode")
+    [ "$mode" = default ] && flags=
     mkdir -p "$d"
-    drv=$(driver "$cc" c) || { echo "FAIL fixture stdout-nopic $cc: no compiler"; return; }
-    local name="fixture stdout-nopic $cc -fno-pic -fno-pie -O2"
+    drv=$(driver "$cc" c) || { echo "FAIL fixture stdout-direct $cc: no compiler"; return; }
+    local name="fixture stdout-direct $cc $mode -O2"
     # shellcheck disable=SC2086
-    if ! $drv -fno-pic -fno-pie -O2 -c "$FIX/special/stdout-nopic.c" -o "$d/s.o" 2>"$d/cc.err"; then
+    if ! $drv $flags -O2 -c "$FIX/special/stdout-nopic.c" -o "$d/s.o" 2>"$d/cc.err"; then
         echo "FAIL $name: compile: $(oneline "$(cat "$d/cc.err")")"; return
     fi
     # Negative control: the object must really hold a non-GOT reference to stdout.
     if ! readelf -rW "$d/s.o" | grep -E ' stdout [-+] ' | grep -Evq 'GOT'; then
-        echo "FAIL $name: object has no direct (non-GOT) relocation against stdout"; return
+        if [ "$mode" = default ]; then
+            echo "note: $cc default mode reaches stdout through the GOT on $TARGET: not a direct-reference case" >&2
+        else
+            echo "FAIL $name: object has no direct (non-GOT) relocation against stdout"
+        fi
+        return
     fi
     # shellcheck disable=SC2086
     $drv -no-pie -o "$d/prog" "$d/s.o" && (cd "$d" && timeout 30 $RUN ./prog >native.out 2>&1); local nrc=$?
@@ -89,7 +99,10 @@ stdout_nopic() {
         echo "FAIL $name: neither loaded correctly nor refused with 125: $why"
     fi
 }
-for cc in gcc clang; do stdout_nopic $cc; done
+for cc in gcc clang; do
+    stdout_direct $cc "-fno-pic -fno-pie"
+    stdout_direct $cc default
+done
 
 # ---- archive controls: the members that must not be pulled really are poison ---------------
 # Given as plain objects (always linked), lib_b_dup.o duplicates main_value and
