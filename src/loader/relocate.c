@@ -138,9 +138,12 @@ static int apply(objrt_link *l, site *s)
         return -1;
     if (!objrt_value_fits(s->h, v)) {
         char what[96];
-        snprintf(what, sizeof what, "value does not fit %s %u bits%s",
-                 s->h->check == C_UNSIGNED ? "unsigned" : "signed", s->h->bits,
-                 s->h->align > 1 ? " or is misaligned" : "");
+        if (s->h->align > 1 && (v & (uint64_t)(s->h->align - 1)))   /* LDSTn scale, branches */
+            snprintf(what, sizeof what, "value is not a multiple of %u", s->h->align);
+        else
+            snprintf(what, sizeof what, "value does not fit %s %u bits",
+                     s->h->check == C_UNSIGNED ? "unsigned" :
+                     s->h->check == C_EITHER ? "signed or unsigned" : "signed", s->h->bits);
         return site_error(l, s, v, what);
     }
     if (l->reach)
