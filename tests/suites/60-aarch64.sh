@@ -304,14 +304,14 @@ bad_one adr-range "R_AARCH64_ADR_PREL_LO21.*does not fit" \
     .section .rodata.x, "a"
     .skip 1100000
 far: .byte 1'
-bad_one ldst64-scale "R_AARCH64_LDST64_ABS_LO12_NC.*misaligned" \
+bad_one ldst64-scale "R_AARCH64_LDST64_ABS_LO12_NC.*not a multiple of 8" \
     '    adrp x0, v
     ldr x0, [x0, :lo12:v+4]
     ret
     .data
     .p2align 3
 v:  .xword 1, 2'
-bad_one ldst128-scale "R_AARCH64_LDST128_ABS_LO12_NC.*misaligned" \
+bad_one ldst128-scale "R_AARCH64_LDST128_ABS_LO12_NC.*not a multiple of 16" \
     '    adrp x0, v
     ldr q0, [x0, :lo12:v+8]
     ret
