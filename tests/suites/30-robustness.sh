@@ -62,15 +62,16 @@ rm -f "$FX/long.a" "$FX/noindex.a" "$FX/thin.a"
   printf '!<arch>\n' >"$FX/empty.a"; } || fail "robustness-fixture-ar-forms: ar failed"
 
 # align-P-A-D.o: CODE_BYTES = DATA_BYTES = P - D, aligned to A (t_reserve decodes the name).
+# The list is built here, not in the pipeline below (a pipeline runs in a subshell).
 ALIGN_OBJS=()
 for p in 4096 16384 65536; do
     for a in 1 4 8 16 64 4096; do
-        for d in 1 9; do
-            o=$FX/align-$p-$a-$d.o
-            ALIGN_OBJS+=("$o")
-            echo "$GCC -O2 -c -DCODE_BYTES=$((p - d)) -DDATA_BYTES=$((p - d)) -DALIGN=$a $FIXSRC/align.c -o $o"
-        done
+        for d in 1 9; do ALIGN_OBJS+=("$FX/align-$p-$a-$d.o"); done
     done
+done
+for o in "${ALIGN_OBJS[@]}"; do
+    IFS=- read -r _ p a d <<<"$(basename "$o" .o)"
+    echo "$GCC -O2 -c -DCODE_BYTES=$((p - d)) -DDATA_BYTES=$((p - d)) -DALIGN=$a $FIXSRC/align.c -o $o"
 done | xargs -P 2 -I{} sh -c '{}' || fail "robustness-fixture-align: compile failed"
 
 # ---- test programs --------------------------------------------------------------------
