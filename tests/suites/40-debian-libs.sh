@@ -18,11 +18,10 @@ x86_64)  LIBDIR=/usr/lib/x86_64-linux-gnu; READELF=readelf ;;
 aarch64) LIBDIR=/usr/lib/aarch64-linux-gnu; READELF=readelf ;;
 *)       exit 0 ;;
 esac
-# gcc links libgcc implicitly; objrt links only what it is told. AArch64 sqlite uses
-# 128-bit long double helpers (__addtf3, ...) that live in libgcc, so name libgcc_s the way
-# `cc` does. x86_64 needs no libgcc helpers for these libraries.
+# Only libm is named, as for `cc ... -lm`: AArch64 sqlite also needs libgcc's 128-bit long
+# double helpers (__addtf3, __extenddftf2, ...), which gcc adds implicitly and objrt must
+# find by itself too.
 OBJRT_LIBS=(-l m)
-[ "$TARGET" = aarch64 ] && OBJRT_LIBS+=(-l libgcc_s.so.1)
 LIMIT=${OBJRT_TEST_TIMEOUT:-300}       # seconds per run: a hang is a FAIL, not a stuck suite
 STATS_RE='^objrt: link_us=[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? objects=[0-9]+ relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+$'
 
