@@ -180,8 +180,14 @@ int objrt_place(objrt_link *l)
                           "-fPIC (references to host data must go through the GOT)",
                           p->win_lo_why ? p->win_lo_why : "?", (unsigned long long)p->win_lo,
                           p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
-    l->base = free_choice ? place_anywhere(p->total, p->base_align)
-                          : place_in_window(p->total, p->base_align, p->win_lo, p->win_hi);
+    l->base = place_anywhere(p->total, p->base_align);
+    /* The kernel maps near the shared libraries, so its choice usually satisfies a window
+     * around host data too; only otherwise is the map of the process consulted. */
+    if (!free_choice && l->base &&
+        ((uintptr_t)l->base < p->win_lo || (uintptr_t)l->base > p->win_hi)) {
+        munmap(l->base, p->total);
+        l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi);
+    }
     if (!l->base) {
         if (free_choice)
             return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",
