@@ -135,12 +135,14 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr)
         ctx->defined_addr[i] = addr;
     } else {
         char *copy = strdup(name);
-        if (!copy || objrt_grow(ctx, (void **)&ctx->defined_addr, &ctx->capdefined,
-                                ctx->ndefined + 1, sizeof *ctx->defined_addr) ||
-            objrt_strmap_put(&ctx->defined, copy, (uint32_t)ctx->ndefined)) {
+        void **v = ctx->ndefined == ctx->capdefined
+            ? realloc(ctx->defined_addr, (ctx->capdefined = ctx->capdefined * 2 + 16) * sizeof *v)
+            : ctx->defined_addr;
+        if (!copy || !v || objrt_strmap_put(&ctx->defined, copy, (uint32_t)ctx->ndefined)) {
             free(copy);
             rc = objrt_fail(ctx, "out of memory");
         } else {
+            ctx->defined_addr = v;
             ctx->defined_addr[ctx->ndefined++] = addr;
         }
     }

@@ -30,17 +30,10 @@ const char *objrt_error(objrt_ctx *ctx)
     return buf ? buf : "";
 }
 
-int objrt_grow(objrt_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem)
+void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size)
 {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *v = realloc(*arr, n * elem);
-    if (!v)
-        return objrt_fail(ctx, "out of memory (%zu x %zu bytes)", n, elem);
-    *arr = v;
-    *cap = n;
-    return 0;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        objrt_fail(ctx, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
 }

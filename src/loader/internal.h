@@ -138,7 +138,7 @@ typedef struct objrt_plan {
     uint64_t total;                      /* the reservation, exactly */
     uint64_t used;                       /* bytes of content, without padding */
     uint64_t got_off, stub_off;
-    size_t got_slots, stubs, got_cap, stub_cap;
+    size_t got_slots, stubs;
     objrt_keymap got_map, stub_map;      /* slotkey -> index */
     objrt_slotkey *got_keys, *stub_keys; /* index -> key (to fill them) */
     uint64_t win_lo, win_hi;             /* the reservation base must lie in [lo, hi] */
@@ -216,9 +216,7 @@ void objrt_unprotect_release(objrt_unit *u);
 
 /* Shared helpers */
 bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target);
-/* Make room for `need` elements of `elem` bytes in *arr (capacity *cap, doubled as
- * needed). Returns 0, or -1 with "out of memory" recorded on ctx. */
-int objrt_grow(objrt_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem);
+void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size);
 int objrt_push_obj(objrt_link *l, objrt_obj *o);
 /* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
  * base + offset, so with base 0 (before placement) it is the offset in the reservation.

@@ -42,8 +42,14 @@ static int group_of(const Elf64_Shdr *s)
 static int add_item(objrt_link *l, objrt_item it)
 {
     objrt_plan *p = &l->plan;
-    if (objrt_grow(l->ctx, (void **)&p->items, &p->capitems, p->nitems + 1, sizeof *p->items))
-        return -1;
+    if (p->nitems == p->capitems) {
+        size_t cap = p->capitems ? p->capitems * 2 : 64;
+        objrt_item *v = realloc(p->items, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        p->items = v;
+        p->capitems = cap;
+    }
     p->items[p->nitems++] = it;
     return 0;
 }
@@ -113,9 +119,14 @@ bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n
 static int add_winref(objrt_link *l, uint32_t obj, uint32_t target, const Elf64_Rela *r)
 {
     objrt_plan *p = &l->plan;
-    if (objrt_grow(l->ctx, (void **)&p->winrefs, &p->capwinrefs, p->nwinrefs + 1,
-                   sizeof *p->winrefs))
-        return -1;
+    if (p->nwinrefs == p->capwinrefs) {
+        size_t cap = p->capwinrefs ? p->capwinrefs * 2 : 16;
+        objrt_winref *v = realloc(p->winrefs, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        p->winrefs = v;
+        p->capwinrefs = cap;
+    }
     p->winrefs[p->nwinrefs++] = (objrt_winref){ obj, target, r };
     return 0;
 }
@@ -126,15 +137,18 @@ static bool uses_got_slot(uint8_t f)
 }
 
 static int reserve_slot(objrt_link *l, objrt_keymap *map, objrt_slotkey **keys, size_t *count,
-                        size_t *cap, objrt_slotkey k)
+                        objrt_slotkey k)
 {
     if (objrt_keymap_get(map, k.id, k.addend) != OBJRT_NONE)
         return 0;
-    if (objrt_grow(l->ctx, (void **)keys, cap, *count + 1, sizeof **keys))
-        return -1;
-    if (objrt_keymap_put(map, k.id, k.addend, (uint32_t)*count))
+    objrt_slotkey *v = realloc(*keys, (*count + 1) * sizeof *v);
+    if (!v || objrt_keymap_put(map, k.id, k.addend, (uint32_t)*count)) {
+        if (v)
+            *keys = v;
         return objrt_fail(l->ctx, "out of memory");
-    (*keys)[(*count)++] = k;
+    }
+    *keys = v;
+    v[(*count)++] = k;
     return 0;
 }
 
@@ -210,10 +224,10 @@ static int count_slots(objrt_link *l, objrt_obj *o)
                 continue;
             objrt_slotkey key = objrt_target_key(o, o->index, sym);
             key.addend = l->arch->slot_addend(h, r[k].r_addend);
-            if (got && reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, &p->got_cap, key))
+            if (got && reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key))
                 return -1;
-            if (stub && (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, &p->stub_cap, key) ||
-                         reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, &p->got_cap, key)))
+            if (stub && (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, key) ||
+                         reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key)))
                 return -1;
         }
     }

@@ -17,8 +17,14 @@
 
 int objrt_push_obj(objrt_link *l, objrt_obj *o)
 {
-    if (objrt_grow(l->ctx, (void **)&l->objs, &l->capobjs, l->nobjs + 1, sizeof *l->objs))
-        return -1;
+    if (l->nobjs == l->capobjs) {
+        size_t cap = l->capobjs ? l->capobjs * 2 : 16;
+        objrt_obj **v = realloc(l->objs, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        l->objs = v;
+        l->capobjs = cap;
+    }
     o->index = (uint32_t)l->nobjs;
     l->objs[l->nobjs++] = o;
     return 0;
@@ -26,8 +32,14 @@ int objrt_push_obj(objrt_link *l, objrt_obj *o)
 
 static uint32_t gsym_get_or_add(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
 {
-    if (objrt_grow(l->ctx, (void **)&l->gsyms, &l->capgsyms, l->ngsyms + 1, sizeof *l->gsyms))
-        return OBJRT_NONE;
+    if (l->ngsyms == l->capgsyms) {
+        size_t cap = l->capgsyms ? l->capgsyms * 2 : 256;
+        objrt_gsym *v = realloc(l->gsyms, cap * sizeof *v);
+        if (!v)
+            return OBJRT_NONE;
+        l->gsyms = v;
+        l->capgsyms = cap;
+    }
     uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
     if (g == l->ngsyms)
         l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
