@@ -135,14 +135,17 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr)
         ctx->defined_addr[i] = addr;
     } else {
         char *copy = strdup(name);
-        void **v = ctx->ndefined == ctx->capdefined
-            ? realloc(ctx->defined_addr, (ctx->capdefined = ctx->capdefined * 2 + 16) * sizeof *v)
-            : ctx->defined_addr;
+        size_t cap = ctx->ndefined == ctx->capdefined ? ctx->capdefined * 2 + 16 : ctx->capdefined;
+        void **v = cap != ctx->capdefined ? realloc(ctx->defined_addr, cap * sizeof *v)
+                                          : ctx->defined_addr;
+        if (v) {                            /* the capacity changes only once realloc succeeded */
+            ctx->defined_addr = v;
+            ctx->capdefined = cap;
+        }
         if (!copy || !v || objrt_strmap_put(&ctx->defined, copy, (uint32_t)ctx->ndefined)) {
             free(copy);
             rc = objrt_fail(ctx, "out of memory");
         } else {
-            ctx->defined_addr = v;
             ctx->defined_addr[ctx->ndefined++] = addr;
         }
     }
