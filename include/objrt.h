@@ -13,6 +13,7 @@
  *     void       *objrt_unit_sym(objrt_unit *unit, const char *name);
  *     int         objrt_define(objrt_ctx *ctx, const char *name, void *addr);
  *     int         objrt_add_library(objrt_ctx *ctx, const char *name);
+ *     int         objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data);
  *     int         objrt_unload(objrt_unit *unit);
  *     const char *objrt_error(objrt_ctx *ctx);
  *
@@ -31,8 +32,9 @@
  *     global definition in an earlier unit of the context (latest first), a symbol given to
  *     objrt_define(), the kernel runtime's exported ABI (TVMBackend* and friends, see
  *     <objrt/tvm_backend.h>), the host process (dlsym(RTLD_DEFAULT)), then each library
- *     added with objrt_add_library() in the order added. An undefined weak symbol that none
- *     of these define resolves to address 0.
+ *     added with objrt_add_library() in the order added, then the resolver set with
+ *     objrt_set_resolver(), then the compiler's support library libgcc_s. An undefined weak
+ *     symbol that none of these define resolves to address 0.
  *
  *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
  *     symbols given to objrt_define(). objrt_unit_sym() searches the global (and weak)
@@ -97,6 +99,14 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr);
 /* Make a shared library's symbols available to later loads. `name` is a path (contains
  * a '/'), a soname ("libm.so.6"), or a short name as for `cc -l` ("m", "stdc++"). */
 int objrt_add_library(objrt_ctx *ctx, const char *name);
+
+/* Called with a name that nothing before it in the lookup order defines; returns its
+ * address, or NULL to let the lookup go on (an error for a strong reference). Called with the
+ * context's lock held, on the loading thread, possibly several times per load: it may call
+ * objrt_sym() and objrt_load() on the same context (the lock is recursive) but must not
+ * unload. fn = NULL removes the resolver. */
+typedef void *(*objrt_resolver)(void *data, const char *name);
+int objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data);
 
 int objrt_unload(objrt_unit *unit);
 

@@ -7,7 +7,21 @@
 #ifndef OBJRT_RT_HOOKS_H
 #define OBJRT_RT_HOOKS_H
 
+#include <stdbool.h>
 #include "objrt.h"
+
+/* The loader never lets an input choose where it writes or reads: the runtime reaches into a
+ * unit only through these two checks.
+ *
+ * objrt_unit_slot: when the unit defines `name`, returns 1 with *out set if the symbol lies in
+ * one of the unit's own sections, its st_size and the bytes left in that section are both at
+ * least `size`, and (when `writable`) it is in a writable group; returns -1 with a message in
+ * `err` otherwise; *room (if not NULL) gets the bytes it may touch there (absolute, unsized, too small, read-only); 0 when the unit lacks `name`.
+ * objrt_unit_room: bytes from `addr` to the end of the unit's permission group holding it
+ * (only writable groups when `writable`), 0 when no group of the unit holds it. */
+int objrt_unit_slot(objrt_unit *unit, const char *name, size_t size, bool writable, void **out,
+                    size_t *room, char *err, size_t errlen);
+size_t objrt_unit_room(const objrt_unit *unit, const void *addr, bool writable);
 
 /* Resolve step: the address of a runtime ABI symbol (TVMBackendAllocWorkspace, ...), or
  * NULL when `name` is not one. Consulted after objrt_define()d symbols, before dlsym. */

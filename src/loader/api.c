@@ -230,6 +230,7 @@ static void free_unit(objrt_unit *u)
     objrt_unprotect_release(u);
     objrt_strmap_free(&u->syms);
     free(u->addrs);
+    free(u->room);
     free(u->names);
     free(u->eh_frames);
     free(u->dtors.fn);

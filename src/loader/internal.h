@@ -179,6 +179,8 @@ struct objrt_unit {
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     objrt_strmap syms;          /* name -> index into addrs (globals, then unshadowed locals) */
     uint64_t *addrs;
+    uint64_t *room;             /* bytes the loader may touch at each symbol: st_size cut at
+                                   its section's end; 0 when absolute or unsized */
     char *names;                /* string pool owning the names in `syms` */
     uint64_t *eh_frames;        /* registered .eh_frame addresses */
     size_t neh;
@@ -197,6 +199,8 @@ struct objrt_ctx {
     size_t ndefined, capdefined;
     void **libs;                /* dlopen handles, in the order added */
     size_t nlibs;
+    objrt_resolver resolver;    /* objrt_set_resolver(): last word before "undefined" */
+    void *resolver_data;
     objrt_options opt;
 };
 

@@ -39,21 +39,27 @@ void *objrt_rt_lookup(const char *name)
     return NULL;
 }
 
+/* Each slot must be a writable pointer of the unit itself: an object does not get to choose
+ * where the loader writes. */
 int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
 {
     rt_module *m;
-    void **ctx;
-    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++) {
-        void **slot = objrt_unit_sym(unit, dso_slots[i].slot);
-        if (slot)
-            *slot = dso_slots[i].addr;
-    }
+    void *slots[sizeof dso_slots / sizeof dso_slots[0]], *ctx;
+    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++)
+        if (objrt_unit_slot(unit, dso_slots[i].slot, sizeof(void *), true, &slots[i], NULL,
+                            err, errlen) < 0)
+            return -1;
+    if (objrt_unit_slot(unit, "__tvm_module_ctx", sizeof(void *), true, &ctx, NULL, err, errlen) < 0)
+        return -1;
     if (!(m = rt_module_open(unit))) {
         snprintf(err, errlen, "kernel runtime: out of memory creating the module context");
         return -1;
     }
-    if ((ctx = objrt_unit_sym(unit, "__tvm_module_ctx")))
-        *ctx = m;
+    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++)
+        if (slots[i])
+            *(void **)slots[i] = dso_slots[i].addr;
+    if (ctx)
+        *(void **)ctx = m;
     return 0;
 }
 

@@ -2,10 +2,12 @@
  * __tvm_module_ctx), its system-lib registrations, and packed-function handles for
  * TVMBackendGetFuncFromEnv / TVMFuncCall. Host-registered functions live in host_module. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "modules.h"
+#include "rt_hooks.h"
 
 #define CTX_NAME "__tvm_module_ctx"
 
@@ -210,18 +212,37 @@ TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name)
     return f;
 }
 
+/* The entry's name is a string of the unit's own, terminated within `room` bytes. */
+static bool unit_string(objrt_unit *unit, const char *s, size_t room)
+{
+    size_t in_unit = objrt_unit_room(unit, s, false);
+    return in_unit && memchr(s, '\0', room < in_unit ? room : in_unit);
+}
+
 TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
 {
     const char *entry;
     rt_module *m;
+    char err[256];
+    void *sym;
+    size_t room = SIZE_MAX;     /* a registered name: bounded by its permission group */
     pthread_mutex_lock(&lock);
     m = find_unit_locked(unit);
     entry = m ? registered_locked(m, "__tvm_main__") : NULL;
     pthread_mutex_unlock(&lock);
-    if (!entry && unit)
-        entry = objrt_unit_sym(unit, "__tvm_main__");
+    if (!entry && unit) {       /* the symbol: bounded by its own size too */
+        if (objrt_unit_slot(unit, "__tvm_main__", 1, false, &sym, &room, err, sizeof err) < 0) {
+            objrt_set_last_error("objrt_tvm_main: %s", err);
+            return NULL;
+        }
+        entry = sym;
+    }
     if (!entry) {
         objrt_set_last_error("objrt_tvm_main: the unit defines no __tvm_main__");
+        return NULL;
+    }
+    if (!unit_string(unit, entry, room)) {
+        objrt_set_last_error("objrt_tvm_main: __tvm_main__ is not a string inside the unit");
         return NULL;
     }
     return objrt_tvm_func(unit, entry);

@@ -47,6 +47,11 @@ for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big b
 done
 $GCC -O2 -DCALLER=grp_call2 -c "$FIXSRC/group.c" -o "$FX/group2.o" || fail "robustness-fixture-group2: compile failed"
 # -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
+# One object per slots.c variant (t_slots): where the loader's own writes and reads land.
+for v in SLOT_OK SLOT_ABS SLOT_TEXT SLOT_RODATA SLOT_SMALL SLOT_PAST_END MAIN_ABS MAIN_UNTERMINATED; do
+    $GCC -O2 -D$v -c "$FIXSRC/slots.c" -o "$FX/slots-$v.o" 2>"$FX/slots.err" ||
+        fail "robustness-fixture-slots-$v: $(tail -n 2 "$FX/slots.err" | tr '\n' ' ')"
+done
 fixture reach_data -fno-pic
 fixture reach_two -fno-pic
 fixture abs32 -fno-pic
@@ -105,7 +110,7 @@ run_test() {
     return 0
 }
 
-TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group t_ar_forms"
+TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group t_ar_forms t_slots"
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
@@ -132,6 +137,7 @@ run_test t_init_array "$FX/ctor.o"
 run_test t_group "$FX/group.o" "$FX/group2.o"
 run_test t_ar_forms "$FX/ar_main.o" "$FX/long.a" "$FX/noindex.a" "$FX/thin.a" "$FX/empty.a"
 run_test t_reserve "${ALIGN_OBJS[@]}"
+run_test t_slots "$FX"
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
