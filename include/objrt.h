@@ -16,6 +16,10 @@
  *     int         objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data);
  *     int         objrt_unload(objrt_unit *unit);
  *     const char *objrt_error(objrt_ctx *ctx);
+ *     size_t      objrt_unit_dependants(objrt_unit *unit);
+ *     int         objrt_unit_foreach_sym(objrt_unit *unit, objrt_sym_visitor fn, void *data);
+ *     int         objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
+ *     void        objrt_crash_report(int fd, int sig, const void *siginfo, const void *uc);
  *
  * DESCRIPTION
  *     A context owns loaded units, the symbols defined with objrt_define() and the shared
@@ -42,8 +46,19 @@
  *
  *     objrt_unload() runs the unit's destructors (.fini_array in reverse, then legacy
  *     .dtors, then functions the unit registered with __cxa_atexit), deregisters its
- *     unwind information and returns its whole reservation to the system. Symbols of other
- *     units that were bound to it are not rebound: unload dependants first.
+ *     unwind and debugger information and returns its whole reservation to the system.
+ *     It refuses (returns -1, nothing changed) while a later unit is bound to the unit:
+ *     one whose undefined symbols were resolved, at load time, to an address inside it.
+ *     The error names that dependant and the symbol ("cannot unload a.o: b.o is bound to
+ *     it ('f'); unload b.o first"); objrt_unit_dependants() counts them. Addresses taken
+ *     at run time (objrt_sym() results, function pointers handed over) are not tracked.
+ *     objrt_free() unloads newest first, so it never refuses.
+ *
+ *     Each unit is announced to debuggers through GDB's JIT interface
+ *     (__jit_debug_register_code): gdb sees the unit's functions, locals included, and,
+ *     for objects compiled with -g, their source lines and variables, and forgets them on
+ *     unload. OBJRT_GDB_JIT=0 in the environment turns this off. OBJRT_PERF_MAP=1 appends
+ *     each loaded function to /tmp/perf-PID.map for perf(1).
  *
  *     A context may be used from several threads; loads are serialised per context.
  *
@@ -52,7 +67,8 @@
  *     objrt_load_memory() return NULL on failure, and objrt_error() then describes it,
  *     naming the file (and archive member), section, offset, relocation type and symbol
  *     concerned; nothing of the failed load stays mapped or allocated. objrt_sym() returns
- *     NULL when the name is not found. objrt_define(), objrt_add_library() and objrt_unload()
+ *     NULL when the name is not found (objrt_unit_sym() too), with objrt_error() set to
+ *     "undefined symbol: NAME". objrt_define(), objrt_add_library() and objrt_unload()
  *     return 0 on success and -1 on failure.
  *
  *     objrt_error() returns the last error recorded by the calling thread on this context
@@ -111,6 +127,59 @@ int objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data);
 int objrt_unload(objrt_unit *unit);
 
 const char *objrt_error(objrt_ctx *ctx);
+
+/* ---- Units: names, symbols, dependants ---- */
+
+/* The unit's name: its first object as given ("k.o" or "libk.a(m.o)"). */
+const char *objrt_unit_name(const objrt_unit *unit);
+
+/* Number of loaded units bound to this one (objrt_unload() refuses while it is not 0). */
+size_t objrt_unit_dependants(objrt_unit *unit);
+
+/* Calls fn for every symbol objrt_unit_sym() finds in the unit, in no particular order;
+ * stops at the first non-zero return of fn and returns it (0 when all were visited, -1 on
+ * bad arguments). fn runs with the context's lock held: it must not load or unload. */
+typedef int (*objrt_sym_visitor)(void *data, const char *name, void *addr);
+int objrt_unit_foreach_sym(objrt_unit *unit, objrt_sym_visitor fn, void *data);
+
+/* ---- Addresses: what is loaded where (like dladdr) ---- */
+
+typedef struct objrt_location {
+    objrt_unit *unit;        /* the unit holding the address */
+    const char *object;      /* "k.o" or "libk.a(m.o)"; NULL for the loader's GOT and stubs */
+    const char *file;        /* input file: "k.o" or "libk.a" (NULL as above) */
+    const char *member;      /* archive member "m.o", or NULL */
+    const char *section;     /* ".text", ".rodata.str1.1", ".bss", "COMMON", ".got", ".stubs" */
+    void *section_addr;      /* where that section starts */
+    const char *symbol;      /* nearest symbol at or below the address in the same section,
+                                local (static) ones included; NULL when there is none */
+    void *symbol_addr;
+    size_t symbol_size;      /* st_size (0 if unsized) */
+    size_t offset;           /* from symbol_addr, or from section_addr without a symbol */
+    int local;               /* 1 when symbol is a local (static) symbol */
+} objrt_location;
+
+/* Describe addr if it lies inside a unit of ctx (of any context when ctx is NULL).
+ * Returns 0, or -1 when no loaded unit holds it (objrt_error() says so when ctx is given).
+ * The strings stay valid until the unit is unloaded. */
+int objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
+
+/* ---- Crash reports ---- */
+
+/* Write what `objrt run` prints on a fatal signal to fd:
+ *     objrt: SIGSEGV at k.o:deref+0x4 (fault address 0x0)
+ *     objrt:   #0 0x7f0c2a401004 k.o:deref+0x4
+ *     objrt:   #1 0x7f0c2a401021 k.o:main+0x11
+ *     objrt:   #2 0x55d1c0a3b6c2 objrt(main+0x52)
+ * siginfo and ucontext are a SA_SIGINFO handler's 2nd and 3rd arguments (either may be
+ * NULL). Meant for signal handlers: takes no lock and does not allocate (the backtrace
+ * machinery is loaded by objrt_crash_handler_install()). */
+void objrt_crash_report(int fd, int sig, const void *siginfo, const void *ucontext);
+
+/* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on an alternate stack,
+ * so a stack overflow is reported too) that write the report to stderr, then restore the
+ * default action and re-raise: the process dies by the same signal. Returns 0 or -1. */
+int objrt_crash_handler_install(void);
 
 /* ---- Introspection: what the planner decided (used by `objrt layout` and tests) ---- */
 

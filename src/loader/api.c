@@ -13,6 +13,7 @@
 #include "loader/arch.h"
 #include "loader/internal.h"
 #include "loader/reach.h"
+#include "loader/unitinfo.h"
 #include "rt_hooks.h"
 
 #if defined(__x86_64__)
@@ -227,6 +228,7 @@ static double now_us(void)
 
 static void free_unit(objrt_unit *u)
 {
+    objrt_unitinfo_detach(u);
     objrt_unprotect_release(u);
     objrt_strmap_free(&u->syms);
     free(u->addrs);
@@ -278,7 +280,7 @@ static objrt_unit *link_unit(objrt_link *l, double t0)
     memcpy(u->group_size, l->plan.group_size, sizeof u->group_size);
     u->eh_frames = calloc(count_items(&l->plan, IT_EH_FRAME) + 1, sizeof *u->eh_frames);
     if (!u->eh_frames || objrt_relocate(l) || objrt_unit_index_symbols(l, u) ||
-        objrt_protect(l, u)) {
+        objrt_protect(l, u) || objrt_unitinfo_attach(l, u)) {
         if (!u->eh_frames)
             objrt_fail(l->ctx, "out of memory");
         free_unit(u);
@@ -382,6 +384,10 @@ int objrt_unload(objrt_unit *u)
         return -1;
     objrt_ctx *ctx = u->ctx;
     pthread_mutex_lock(&ctx->lock);
+    if (objrt_deps_check_unload(u)) {   /* a later unit still calls or reads into it */
+        pthread_mutex_unlock(&ctx->lock);
+        return -1;
+    }
     if (!ctx->opt.no_constructors) {
         __cxa_finalize(u->base);        /* atexit/__cxa_atexit handlers of this unit */
         objrt_run_fns(&u->dtors);

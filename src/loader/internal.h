@@ -187,6 +187,7 @@ struct objrt_unit {
     objrt_fnlist dtors;
     objrt_stats stats;
     bool finalized;
+    struct objrt_unitinfo *info; /* inputs, sections, symbols, dependencies (unitinfo.h) */
 };
 
 /* ---- the context (api.c) ---- */

@@ -72,6 +72,8 @@ void *objrt_unit_sym(objrt_unit *u, const char *name)
         return NULL;
     pthread_mutex_lock(&u->ctx->lock);
     void *p = unit_lookup(u, name);
+    if (!p)
+        objrt_fail(u->ctx, "undefined symbol: %s", name);
     pthread_mutex_unlock(&u->ctx->lock);
     return p;
 }
@@ -182,6 +184,8 @@ void *objrt_sym(objrt_ctx *ctx, const char *name)
     void *p = units_lookup(ctx, name);
     if (!p)
         p = defined_lookup(ctx, name);
+    if (!p)
+        objrt_fail(ctx, "undefined symbol: %s", name);
     pthread_mutex_unlock(&ctx->lock);
     return p;
 }

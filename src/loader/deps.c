@@ -1,0 +1,77 @@
+/*
+ * deps.c - which earlier units a unit is bound to, so objrt_unload() never unmaps code or
+ * data that a later unit still calls or reads. Dependencies come from link-time bindings
+ * only: a symbol the unit left undefined whose address lies inside another unit of the
+ * context (found there by the lookup, or given to objrt_define() pointing into it).
+ */
+#include <stdlib.h>
+
+#include "loader/unitinfo.h"
+
+static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
+{
+    for (objrt_unit *u = ctx->units; u; u = u->next)
+        if (addr >= (uint64_t)(uintptr_t)u->base && addr - (uint64_t)(uintptr_t)u->base < u->size)
+            return u;
+    return NULL;
+}
+
+int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
+{
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        const objrt_gsym *s = &l->gsyms[g];
+        objrt_unit *dep = s->state == G_EXTERNAL && s->addr ? unit_holding(l->ctx, s->addr) : NULL;
+        if (!dep || !dep->info)
+            continue;
+        size_t i = 0;
+        while (i < ui->ndeps && ui->deps[i].unit != dep)
+            i++;
+        if (i < ui->ndeps)
+            continue;
+        objrt_info_dep *v = realloc(ui->deps, (ui->ndeps + 1) * sizeof *v);
+        if (!v)
+            return objrt_fail(l->ctx, "out of memory");
+        ui->deps = v;
+        /* The name lives in the bound unit's own pool, which outlives this entry. */
+        const char *name = s->name;
+        for (size_t k = 0; k < dep->info->nsyms; k++)
+            if (dep->info->syms[k].addr == s->addr && !dep->info->syms[k].local) {
+                name = dep->info->syms[k].name;
+                break;
+            }
+        v[ui->ndeps++] = (objrt_info_dep){ dep, name == s->name ? dep->info->name : name };
+    }
+    return 0;
+}
+
+static const objrt_info_dep *bound_to(const objrt_unit *by, const objrt_unit *u)
+{
+    for (size_t i = 0; by->info && i < by->info->ndeps; i++)
+        if (by->info->deps[i].unit == u)
+            return &by->info->deps[i];
+    return NULL;
+}
+
+size_t objrt_unit_dependants(objrt_unit *u)
+{
+    if (!u)
+        return 0;
+    size_t n = 0;
+    pthread_mutex_lock(&u->ctx->lock);
+    for (const objrt_unit *v = u->ctx->units; v; v = v->next)
+        n += v != u && bound_to(v, u);
+    pthread_mutex_unlock(&u->ctx->lock);
+    return n;
+}
+
+int objrt_deps_check_unload(objrt_unit *u)
+{
+    for (const objrt_unit *v = u->ctx->units; v; v = v->next) {
+        const objrt_info_dep *d = v != u ? bound_to(v, u) : NULL;
+        if (d)
+            return objrt_fail(u->ctx, "cannot unload %s: %s is bound to it ('%s'); unload %s first",
+                              objrt_unit_name(u), objrt_unit_name(v), d->symbol,
+                              objrt_unit_name(v));
+    }
+    return 0;
+}
