@@ -25,10 +25,14 @@
 #include "loader/hashmap.h"
 
 #define OBJRT_NONE UINT32_MAX
-/* Bounds on what an input may ask for, so sizes and alignments can never overflow the
- * plan's arithmetic (the sum of 2^16 sections of 2^40 bytes stays below 2^57). */
+/* Bounds on what an input may ask for. Each section or COMMON symbol: at most
+ * OBJRT_MAX_SECTION bytes aligned to at most OBJRT_MAX_ALIGN (parse.c). The whole unit: every
+ * size and offset sum of the plan is formed with overflow builtins and refused past
+ * OBJRT_MAX_UNIT, the user address space; no sum can wrap however many sections and
+ * inputs there are (the section count itself is not bounded: e_shnum = 0 escapes 2^16). */
 #define OBJRT_MAX_ALIGN   ((uint64_t)1 << 30)
 #define OBJRT_MAX_SECTION ((uint64_t)1 << 40)
+#define OBJRT_MAX_UNIT    ((uint64_t)1 << 47)
 
 typedef struct objrt_arch objrt_arch;
 typedef struct objrt_howto objrt_howto;
@@ -133,6 +137,8 @@ typedef struct objrt_plan {
     bool got_base_used;                  /* GOTOFF/GOTPC forms need a GOT address */
     bool internal_stubs;                 /* the unit may exceed the direct branch reach */
     size_t page;                         /* granule every group starts on */
+    uint64_t span;                       /* sum of every item's size and alignment so far:
+                                            bounds every offset, kept <= OBJRT_MAX_UNIT */
     uint64_t base_align;                 /* the base must honour the largest alignment */
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     uint64_t total;                      /* the reservation, exactly */

@@ -14,6 +14,7 @@
  * reference to a fixed (host) address, or an absolute 32-bit reference to the unit,
  * constrains where the unit may go. place.c finds free address space inside it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,9 +40,43 @@ static int group_of(const Elf64_Shdr *s)
     return (s->sh_flags & SHF_WRITE) ? GRP_RW : GRP_R;
 }
 
+/* *acc += v, false when that wraps or passes OBJRT_MAX_UNIT. */
+static bool plan_add(uint64_t *acc, uint64_t v)
+{
+    uint64_t sum;
+    if (__builtin_add_overflow(*acc, v, &sum) || sum > OBJRT_MAX_UNIT)
+        return false;
+    *acc = sum;
+    return true;
+}
+
+static void item_name(const objrt_link *l, const objrt_item *it, char *buf, size_t len)
+{
+    switch (it->kind) {
+    case IT_GOT:    snprintf(buf, len, "the GOT"); break;
+    case IT_STUBS:  snprintf(buf, len, "the call stubs"); break;
+    case IT_COMMON: snprintf(buf, len, "common symbol %s", l->gsyms[it->obj].name); break;
+    default:        snprintf(buf, len, "%s: section %s", l->objs[it->obj]->name,
+                             objrt_sec_name(l->objs[it->obj], it->shndx));
+    }
+}
+
+static int too_large(objrt_link *l, const objrt_item *it)
+{
+    char what[600];
+    item_name(l, it, what, sizeof what);
+    return objrt_fail(l->ctx, "%s: 0x%llx bytes aligned to 0x%llx take the unit past 0x%llx "
+                      "bytes (the user address space)", what, (unsigned long long)it->size,
+                      (unsigned long long)it->align, (unsigned long long)OBJRT_MAX_UNIT);
+}
+
+/* Every item enters the plan here, so the span check bounds all later offset arithmetic
+ * (and the work: a unit that cannot fit is refused before the next item is looked at). */
 static int add_item(objrt_link *l, objrt_item it)
 {
     objrt_plan *p = &l->plan;
+    if (!plan_add(&p->span, it.size) || !plan_add(&p->span, it.align))
+        return too_large(l, &it);
     if (p->nitems == p->capitems) {
         size_t cap = p->capitems ? p->capitems * 2 : 64;
         objrt_item *v = realloc(p->items, cap * sizeof *v);
@@ -246,12 +281,19 @@ static int add_commons(objrt_link *l)
     return 0;
 }
 
-/* The single placement rule: align the cursor, place, advance. */
-static uint64_t plan_item(uint64_t *cursor, uint64_t size, uint64_t align)
+/* The single placement rule: align the cursor, place, advance. False past OBJRT_MAX_UNIT
+ * (add_item's span check makes that unreachable; the check keeps it true by construction). */
+static bool plan_item(uint64_t *cursor, uint64_t size, uint64_t align, uint64_t *off)
 {
-    uint64_t off = objrt_align_up(*cursor, align);
-    *cursor = off + size;
-    return off;
+    uint64_t at = *cursor;
+    if (!plan_add(&at, align - 1))
+        return false;
+    at &= ~(align - 1);
+    *off = at;
+    if (!plan_add(&at, size))
+        return false;
+    *cursor = at;
+    return true;
 }
 
 static bool zero_fill(const objrt_link *l, const objrt_item *it)
@@ -262,7 +304,7 @@ static bool zero_fill(const objrt_link *l, const objrt_item *it)
 
 /* Within each group, bytes with content first and zero-fill (.bss, COMMON) last, as ld
  * does: the zero-filled tail is never written, so it stays demand-zero memory. */
-static void assign_offsets(objrt_link *l)
+static int assign_offsets(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
     uint64_t cursor = 0;
@@ -270,21 +312,28 @@ static void assign_offsets(objrt_link *l)
     for (size_t i = 0; i < p->nitems; i++)
         if (p->items[i].align > p->base_align)
             p->base_align = p->items[i].align;
-    for (int grp = 0; grp < GRP_COUNT; grp++) {
-        uint64_t start = objrt_align_up(cursor, p->page), c = start;
+    for (int grp = 0; grp <= GRP_COUNT; grp++) {
+        uint64_t start;
+        if (!plan_item(&cursor, 0, p->page, &start))
+            return objrt_fail(l->ctx, "the unit is larger than 0x%llx bytes",
+                              (unsigned long long)OBJRT_MAX_UNIT);
+        if (grp == GRP_COUNT) {
+            p->total = start;
+            break;
+        }
         for (int zero = 0; zero < 2; zero++)
             for (size_t i = 0; i < p->nitems; i++) {
                 objrt_item *it = &p->items[i];
                 if (it->group != grp || zero_fill(l, it) != (bool)zero)
                     continue;
-                it->off = plan_item(&c, it->size, it->align);
-                p->used += it->size;
+                if (!plan_item(&cursor, it->size, it->align, &it->off) ||
+                    !plan_add(&p->used, it->size))
+                    return too_large(l, it);
             }
         p->group_off[grp] = start;
-        p->group_size[grp] = c - start;
-        cursor = c;
+        p->group_size[grp] = cursor - start;
     }
-    p->total = objrt_align_up(cursor, p->page);
+    return 0;
 }
 
 /* After offsets are known: where everything landed, for symbol addresses. */
@@ -416,10 +465,8 @@ int objrt_plan_layout(objrt_link *l)
             return -1;
     if (add_commons(l))
         return -1;
-    uint64_t bound = 3 * p->page;           /* upper bound of the unit's span */
-    for (size_t i = 0; i < p->nitems; i++)
-        bound += p->items[i].size + p->items[i].align;
-    p->internal_stubs = bound >= l->arch->branch_reach;
+    /* the span bounds the unit: items, their alignment, each group's page rounding */
+    p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && count_slots(l, l->objs[m]))
             return -1;
@@ -429,7 +476,8 @@ int objrt_plan_layout(objrt_link *l)
         add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0,
                                   8 * (uint64_t)(p->got_slots ? p->got_slots : 1), 8 }))
         return -1;
-    assign_offsets(l);
+    if (assign_offsets(l))
+        return -1;
     if (p->total == 0)
         p->total = p->page;                 /* a unit always has an address (__dso_handle) */
     publish_offsets(l);
