@@ -7,7 +7,7 @@
  *   plan.c     exact layout: offsets, GOT and stub counts, groups, the placement window
  *   place.c    one reservation inside that window
  *   relocate.c every relocation applied through the architecture's table (arch_*.c)
- *   protect.c  final permissions, icache, unwind registration
+ *   protect.c  final permissions, icache, unwind registration (checked by eh_frame.c)
  *   init.c     constructors and destructors
  *   unit.c     what stays after a load: the unit's symbols and memory
  *   api.c      the public entry points that run the pipeline
@@ -221,6 +221,8 @@ int objrt_plan_layout(objrt_link *l);
 int objrt_place(objrt_link *l);
 int objrt_relocate(objrt_link *l);
 int objrt_protect(objrt_link *l, objrt_unit *u);
+/* A placed, relocated .eh_frame item parses the way the unwinder parses it (eh_frame.c). */
+int objrt_eh_frame_check(objrt_link *l, const objrt_item *it);
 int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
 void objrt_run_fns(const objrt_fnlist *fns);
 void objrt_unprotect_release(objrt_unit *u);

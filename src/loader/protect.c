@@ -51,6 +51,10 @@ int objrt_protect(objrt_link *l, objrt_unit *u)
     pthread_once(&frame_once, find_unwinder);
     if (!register_frame)
         return 0;
+    /* all sections checked before the first is registered: nothing half-registered */
+    for (size_t i = 0; i < p->nitems; i++)
+        if (p->items[i].kind == IT_EH_FRAME && objrt_eh_frame_check(l, &p->items[i]))
+            return -1;
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
         if (it->kind != IT_EH_FRAME || it->size == 0)

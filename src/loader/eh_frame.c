@@ -1,0 +1,330 @@
+/*
+ * eh_frame.c - check a relocated .eh_frame before libgcc's unwinder is given it.
+ *
+ * The unwinder trusts every byte: at its first search it walks every record of every
+ * registered section, follows each FDE's CIE pointer, decodes pointers with the CIE's
+ * encodings (dereferencing "indirect" ones) and afterwards applies an FDE's rules to any
+ * PC inside its range - host frames included. So, after relocation (relocations write
+ * pc_begin fields, and could write lengths), each record must parse the way libgcc parses
+ * it, with every length, pointer and operand inside its record:
+ *   CIE  version 1 or 3; augmentation "" or 'z' followed only by L, P, R, S, B; pointer
+ *        encodings of fixed size, absolute or PC-relative (indirect for the personality
+ *        only, whose slot must lie in the unit); return-address column below 128
+ *   FDE  CIE pointer to a CIE earlier in the same section; [pc_begin, pc_begin + range)
+ *        inside the unit's code (a pc_begin field of 0 is a discarded FDE libgcc skips)
+ *   both call-frame instructions that are known opcodes with their operands in the record
+ * DWARF expressions inside instructions are not interpreted: they only run while the
+ * unit's own code is being unwound, and that code is the unit's to choose anyway.
+ * Constants are DWARF 4 (sections 6.4.2, 7.7.2, 7.23) and the LSB's .eh_frame chapter.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal.h"
+
+enum {
+    PE_OMIT = 0xff, PE_INDIRECT = 0x80, PE_APP = 0x70, PE_PCREL = 0x10, PE_FORM = 0x0f,
+    PE_ABSPTR = 0x00, PE_UDATA2 = 0x02, PE_UDATA4 = 0x03, PE_UDATA8 = 0x04,
+    PE_SDATA2 = 0x0a, PE_SDATA4 = 0x0b, PE_SDATA8 = 0x0c,
+};
+#define MAX_RA_COLUMN 128           /* past every target's DWARF_FRAME_REGISTERS */
+
+typedef struct rd {                 /* a cursor inside one record */
+    const uint8_t *p, *end;
+} rd;
+
+typedef struct cie {
+    uint64_t off;                   /* record start in the section */
+    uint8_t fde_enc, lsda_enc;
+    bool z;                         /* FDEs carry augmentation data */
+} cie;
+
+typedef struct ehcheck {
+    objrt_link *l;
+    const objrt_item *it;
+    const uint8_t *sec;             /* the relocated section */
+    uint64_t code_lo, code_hi;      /* the unit's RX group */
+    cie *cies;
+    size_t ncies, capcies;
+    uint64_t rec;                   /* offset of the record being checked */
+} ehcheck;
+
+static int bad(ehcheck *c, const char *what)
+{
+    const objrt_obj *o = c->l->objs[c->it->obj];
+    return objrt_fail(c->l->ctx, "%s: section %s+0x%llx: %s (after relocation); the unwinder "
+                      "would misread it", o->name, objrt_sec_name(o, c->it->shndx),
+                      (unsigned long long)c->rec, what);
+}
+
+static bool get_u8(rd *r, uint8_t *v)
+{
+    if (r->p >= r->end)
+        return false;
+    *v = *r->p++;
+    return true;
+}
+
+static bool get_uleb(rd *r, uint64_t *v)
+{
+    uint8_t b;
+    *v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (!get_u8(r, &b) || shift > 63)
+            return false;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return true;
+    }
+}
+
+static bool get_sleb(rd *r)
+{
+    uint64_t ignored;
+    return get_uleb(r, &ignored);   /* same bytes; the value itself is not needed */
+}
+
+static bool skip(rd *r, uint64_t n)
+{
+    if (n > (uint64_t)(r->end - r->p))
+        return false;
+    r->p += n;
+    return true;
+}
+
+/* Bytes of a fixed-size pointer form, 0 for any other. */
+static unsigned form_size(uint8_t enc)
+{
+    switch (enc & PE_FORM) {
+    case PE_ABSPTR: case PE_UDATA8: case PE_SDATA8: return 8;
+    case PE_UDATA4: case PE_SDATA4: return 4;
+    case PE_UDATA2: case PE_SDATA2: return 2;
+    default: return 0;
+    }
+}
+
+static bool enc_ok(uint8_t enc, bool indirect_ok)
+{
+    uint8_t app = enc & PE_APP;
+    return form_size(enc) && (app == 0 || app == PE_PCREL) &&
+           (indirect_ok || !(enc & PE_INDIRECT));
+}
+
+/* Decode a pointer (without dereferencing an indirect one): its address, in the image. */
+static bool get_ptr(rd *r, uint8_t enc, uint64_t *v)
+{
+    unsigned n = form_size(enc);
+    uint64_t raw = 0, at = (uintptr_t)r->p;
+    if (!n || n > (uint64_t)(r->end - r->p))
+        return false;
+    memcpy(&raw, r->p, n);          /* little-endian: the low bytes */
+    r->p += n;
+    if ((enc & 0x08) && n < 8 && (raw >> (8 * n - 1)) & 1)      /* sdataN: sign-extend */
+        raw |= ~(uint64_t)0 << (8 * n);
+    *v = raw + ((enc & PE_APP) == PE_PCREL ? at : 0);
+    return true;
+}
+
+/* Any of the unit's groups holds [a, a + n). */
+static bool in_unit(const objrt_link *l, uint64_t a, uint64_t n)
+{
+    const objrt_plan *p = &l->plan;
+    for (int g = 0; g < GRP_COUNT; g++) {
+        uint64_t lo = (uintptr_t)l->base + p->group_off[g], hi = lo + p->group_size[g];
+        if (a >= lo && a <= hi && n <= hi - a)
+            return true;
+    }
+    return false;
+}
+
+/* Call-frame instructions up to the end of the record: known opcodes, operands inside. */
+static bool check_insns(rd *r, uint8_t fde_enc)
+{
+    uint64_t u;
+    uint8_t op;
+    while (get_u8(r, &op)) {
+        bool ok = true;
+        switch (op >> 6) {
+        case 1: continue;                               /* advance_loc */
+        case 2: ok = get_uleb(r, &u); break;            /* offset: reg, ULEB offset */
+        case 3: continue;                               /* restore */
+        default:
+            switch (op) {
+            case 0x00: case 0x0a: case 0x0b: case 0x2d: break;     /* nop, remember/restore
+                                                       state, window_save/negate_ra_state */
+            case 0x01: ok = get_ptr(r, fde_enc & ~PE_APP, &u); break;  /* set_loc */
+            case 0x02: ok = skip(r, 1); break;          /* advance_loc1 */
+            case 0x03: ok = skip(r, 2); break;
+            case 0x04: ok = skip(r, 4); break;
+            case 0x1d: ok = skip(r, 8); break;          /* MIPS_advance_loc8 */
+            case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
+                ok = get_uleb(r, &u); break;            /* one ULEB */
+            case 0x13: ok = get_sleb(r); break;         /* def_cfa_offset_sf */
+            case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
+                ok = get_uleb(r, &u) && get_uleb(r, &u); break;
+            case 0x11: case 0x12: case 0x15:
+                ok = get_uleb(r, &u) && get_sleb(r); break;
+            case 0x0f: ok = get_uleb(r, &u) && skip(r, u); break;   /* def_cfa_expression */
+            case 0x10: case 0x16:                       /* (val_)expression: reg, block */
+                ok = get_uleb(r, &u) && get_uleb(r, &u) && skip(r, u); break;
+            default: return false;
+            }
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static int add_cie(ehcheck *c, cie k)
+{
+    if (c->ncies == c->capcies) {
+        size_t cap = c->capcies ? c->capcies * 2 : 8;
+        cie *v = realloc(c->cies, cap * sizeof *v);
+        if (!v)
+            return objrt_fail(c->l->ctx, "out of memory");
+        c->cies = v;
+        c->capcies = cap;
+    }
+    c->cies[c->ncies++] = k;
+    return 0;
+}
+
+/* The augmentation data of a 'z' CIE: one entry per letter, inside the declared length. */
+static int check_cie_augmentation(ehcheck *c, rd *r, const char *aug, cie *k)
+{
+    uint64_t len, v;
+    uint8_t enc;
+    if (!get_uleb(r, &len) || len > (uint64_t)(r->end - r->p))
+        return bad(c, "CIE augmentation data runs past the record");
+    rd a = { r->p, r->p + len };
+    r->p += len;
+    for (const char *s = aug + 1; *s; s++) {
+        switch (*s) {
+        case 'L':
+            if (!get_u8(&a, &enc) || (enc != PE_OMIT && !enc_ok(enc, false)))
+                return bad(c, "CIE has an LSDA pointer encoding the unwinder does not read");
+            k->lsda_enc = enc;
+            break;
+        case 'R':
+            if (!get_u8(&a, &enc) || !enc_ok(enc, false))
+                return bad(c, "CIE has an FDE pointer encoding the unwinder does not read");
+            k->fde_enc = enc;
+            break;
+        case 'P':
+            if (!get_u8(&a, &enc) || !enc_ok(enc, true) || !get_ptr(&a, enc, &v))
+                return bad(c, "CIE has a personality pointer the unwinder does not read");
+            if ((enc & PE_INDIRECT) && !in_unit(c->l, v, 8))
+                return bad(c, "CIE's indirect personality pointer lies outside the unit");
+            break;
+        case 'S':                   /* signal frame */
+        case 'B':                   /* AArch64: return address signed with the B key */
+            break;
+        default:
+            return bad(c, "CIE augmentation string has a letter the unwinder does not know");
+        }
+    }
+    return 0;
+}
+
+static int check_cie(ehcheck *c, rd *r)
+{
+    uint8_t version, ra8;
+    uint64_t u;
+    cie k = { c->rec, PE_ABSPTR, PE_OMIT, false };
+    if (!get_u8(r, &version) || (version != 1 && version != 3))
+        return bad(c, "CIE version is not 1 or 3");
+    const char *aug = (const char *)r->p;
+    const uint8_t *nul = memchr(r->p, '\0', (size_t)(r->end - r->p));
+    if (!nul)
+        return bad(c, "CIE augmentation string is not terminated inside the record");
+    r->p = nul + 1;
+    if (aug[0] && aug[0] != 'z')
+        return bad(c, "CIE augmentation string does not start with 'z'");
+    k.z = aug[0] == 'z';
+    if (!get_uleb(r, &u) || !get_sleb(r))
+        return bad(c, "CIE alignment factors run past the record");
+    bool ra_read = version == 1 ? get_u8(r, &ra8) : get_uleb(r, &u);
+    if (!ra_read)
+        return bad(c, "CIE return address column runs past the record");
+    if (version == 1)
+        u = ra8;
+    if (u >= MAX_RA_COLUMN)
+        return bad(c, "CIE return address column is not a register");
+    if (k.z && check_cie_augmentation(c, r, aug, &k))
+        return -1;
+    if (!check_insns(r, k.fde_enc))
+        return bad(c, "CIE has an unknown call-frame instruction or one that runs past "
+                      "the record");
+    return add_cie(c, k);
+}
+
+static const cie *find_cie(const ehcheck *c, uint64_t off)
+{
+    size_t lo = 0, hi = c->ncies;           /* CIEs are added in increasing offset order */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->cies[mid].off == off)
+            return &c->cies[mid];
+        if (c->cies[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
+{
+    uint64_t id_at = c->rec + 4, begin, range, u;
+    const cie *k = cie_delta <= id_at ? find_cie(c, id_at - cie_delta) : NULL;
+    if (!k)
+        return bad(c, "FDE's CIE pointer does not point at an earlier CIE of the section");
+    const uint8_t *field = r->p;
+    if (!get_ptr(r, k->fde_enc, &begin) || !get_ptr(r, k->fde_enc & PE_FORM, &range))
+        return bad(c, "FDE address range runs past the record");
+    uint64_t raw = 0;
+    memcpy(&raw, field, form_size(k->fde_enc));
+    if (raw != 0 &&                 /* 0: a discarded function's FDE, skipped by libgcc */
+        (begin < c->code_lo || begin > c->code_hi || range > c->code_hi - begin))
+        return bad(c, "FDE covers addresses outside the unit's code");
+    if (k->z && (!get_uleb(r, &u) || !skip(r, u)))
+        return bad(c, "FDE augmentation data runs past the record");
+    if (!check_insns(r, k->fde_enc))
+        return bad(c, "FDE has an unknown call-frame instruction or one that runs past "
+                      "the record");
+    return 0;
+}
+
+/* One placed .eh_frame item (its bytes, then the 4-byte terminator the plan added). */
+static int check_section(ehcheck *c)
+{
+    uint64_t size = c->it->size - 4;
+    for (c->rec = 0; c->rec + 4 <= size;) {
+        uint32_t len, id;
+        memcpy(&len, c->sec + c->rec, 4);
+        if (len == 0)
+            return 0;                       /* the unwinder stops here */
+        if (len < 4 || len > size - c->rec - 4)
+            return bad(c, "record length runs past the section");
+        memcpy(&id, c->sec + c->rec + 4, 4);
+        rd r = { c->sec + c->rec + 8, c->sec + c->rec + 4 + len };
+        if (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id))
+            return -1;
+        c->rec += 4 + (uint64_t)len;
+    }
+    if (c->rec != size)
+        return bad(c, "records do not end at the section end");
+    return 0;
+}
+
+int objrt_eh_frame_check(objrt_link *l, const objrt_item *it)
+{
+    const objrt_plan *p = &l->plan;
+    uint64_t code = (uintptr_t)l->base + p->group_off[GRP_RX];
+    ehcheck c = { .l = l, .it = it, .sec = l->base + it->off, .code_lo = code,
+                  .code_hi = code + p->group_size[GRP_RX] };
+    int rc = it->size >= 4 ? check_section(&c) : 0;
+    free(c.cies);
+    return rc;
+}
