@@ -2,21 +2,61 @@
  * perfmap.c - name loaded code for `perf`: with OBJRT_PERF_MAP=1 in the environment,
  * every function of a unit is appended to /tmp/perf-<pid>.map as "START SIZE name" (hex),
  * the format perf reads for JIT code.
+ *
+ * /tmp is shared with every user, so the file is treated as hostile ground: the variable is
+ * read with secure_getenv (ignored in set-user-ID programs: the file is an effect outside
+ * the process); the file is opened without following a symbolic link, created 0600, and
+ * written only when it is a regular file with one link, owned by us, that no one else can
+ * read or write (a file someone planted is left alone, and nothing is written). Symbol names
+ * come from the input: bytes that could forge or break a line (control characters,
+ * backslash, DEL) are written as \xHH.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "loader/internal.h"
 
+static FILE *open_map(void)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+    /* O_NONBLOCK: a FIFO planted under the name must not block the load */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                  0600);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 ||
+        (st.st_mode & 077)) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "a");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+static void put_name(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f || c == '\\')
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+}
+
 void objrt_perfmap_write(const objrt_link *l)
 {
-    const char *on = getenv("OBJRT_PERF_MAP");
+    const char *on = secure_getenv("OBJRT_PERF_MAP");
     if (!on || *on != '1')
         return;
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
-    FILE *f = fopen(path, "ae");
+    FILE *f = open_map();
     if (!f)
         return;
     for (size_t m = 0; m < l->nobjs; m++) {
@@ -28,8 +68,9 @@ void objrt_perfmap_write(const objrt_link *l)
             if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || !s->st_size ||
                 objrt_sym_addr(l, o, i, &addr, &fixed) || fixed)
                 continue;
-            fprintf(f, "%llx %llx %s\n", (unsigned long long)addr, (unsigned long long)s->st_size,
-                    o->str + s->st_name);
+            fprintf(f, "%llx %llx ", (unsigned long long)addr, (unsigned long long)s->st_size);
+            put_name(f, o->str + s->st_name);
+            fputc('\n', f);
         }
     }
     fclose(f);
