@@ -72,6 +72,45 @@ static void build_array(objrt_fnlist *out, const arr *a, size_t na, int group)
     }
 }
 
+/* The section of item i when it is a constructor or destructor array, else NULL. */
+static const char *array_section(const objrt_link *l, const objrt_item *it, int *group,
+                                 unsigned *prio, bool *legacy)
+{
+    if (it->kind != IT_SECTION)
+        return NULL;
+    const char *name = objrt_sec_name(l->objs[it->obj], it->shndx);
+    return (*group = classify(name, prio, legacy)) == GROUP_NONE ? NULL : name;
+}
+
+/* Every array is an array of pointers: the plan refuses other shapes, for `objrt layout`
+ * and for a load alike. */
+int objrt_init_arrays_check(objrt_link *l)
+{
+    const objrt_plan *p = &l->plan;
+    for (size_t i = 0; i < p->nitems; i++) {
+        const objrt_item *it = &p->items[i];
+        unsigned prio;
+        bool legacy;
+        int group;
+        const char *name = array_section(l, it, &group, &prio, &legacy);
+        if (name && (it->off | it->size) % sizeof(uintptr_t))
+            return objrt_fail(l->ctx, "%s: section %s: %llu bytes at offset 0x%llx is not an "
+                              "array of pointers", l->objs[it->obj]->name, name,
+                              (unsigned long long)it->size, (unsigned long long)it->off);
+    }
+    return 0;
+}
+
+/* Entries worth calling in one array. A NOBITS array is all zeros: it has none, however
+ * large it claims to be, and is never read (the work stays bounded by the input's bytes). */
+static size_t count_fns(const arr *a)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < a->n; e++)
+        n += real_fn(a->v[e]);
+    return n;
+}
+
 int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
 {
     const objrt_plan *p = &l->plan;
@@ -84,20 +123,12 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
         unsigned prio;
         bool legacy;
         int group;
-        if (it->kind != IT_SECTION ||
-            (group = classify(objrt_sec_name(l->objs[it->obj], it->shndx), &prio, &legacy)) ==
-                GROUP_NONE)
+        if (!array_section(l, it, &group, &prio, &legacy) ||
+            l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS)
             continue;
-        if ((it->off | it->size) % sizeof(uintptr_t)) {
-            free(a);
-            return objrt_fail(l->ctx, "%s: section %s: %llu bytes at offset 0x%llx is not an "
-                              "array of pointers", l->objs[it->obj]->name,
-                              objrt_sec_name(l->objs[it->obj], it->shndx),
-                              (unsigned long long)it->size, (unsigned long long)it->off);
-        }
         a[na] = (arr){ group, legacy, prio, i, (const uintptr_t *)(l->base + it->off),
                        it->size / sizeof(uintptr_t) };
-        total += a[na++].n;
+        total += count_fns(&a[na++]);
     }
     qsort(a, na, sizeof *a, cmp_arr);
     ctors->fn = malloc((total ? total : 1) * sizeof(uintptr_t));

@@ -224,6 +224,7 @@ int objrt_protect(objrt_link *l, objrt_unit *u);
 /* A placed, relocated .eh_frame item parses the way the unwinder parses it (eh_frame.c). */
 int objrt_eh_frame_check(objrt_link *l, const objrt_item *it);
 int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
+int objrt_init_arrays_check(objrt_link *l);    /* init.c, called by the plan */
 void objrt_run_fns(const objrt_fnlist *fns);
 void objrt_unprotect_release(objrt_unit *u);
 

@@ -480,6 +480,8 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     if (p->total == 0)
         p->total = p->page;                 /* a unit always has an address (__dso_handle) */
+    if (objrt_init_arrays_check(l))         /* the same shapes for a load and `layout` */
+        return -1;
     publish_offsets(l);
     derive_window(l);
     if (p->win_hi >= USER_TOP - p->total)
