@@ -101,8 +101,8 @@ void objrt_crash_report(int fd, int sig, const void *siginfo, const void *uconte
     else
         snprintf(at, sizeof at, "an unknown address");
     if (si && has_fault_address(sig))
-        snprintf(line, sizeof line, "objrt: %s at %s (fault address %p)\n",
-                 signal_name(sig, name, sizeof name), at, si->si_addr);
+        snprintf(line, sizeof line, "objrt: %s at %s (fault address 0x%zx)\n",
+                 signal_name(sig, name, sizeof name), at, (size_t)(uintptr_t)si->si_addr);
     else
         snprintf(line, sizeof line, "objrt: %s at %s\n", signal_name(sig, name, sizeof name), at);
     put(fd, line);

@@ -5,6 +5,7 @@
  * context (found there by the lookup, or given to objrt_define() pointing into it).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "loader/unitinfo.h"
 
@@ -29,17 +30,12 @@ int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
         if (i < ui->ndeps)
             continue;
         objrt_info_dep *v = realloc(ui->deps, (ui->ndeps + 1) * sizeof *v);
-        if (!v)
+        char *name = v ? strdup(s->name) : NULL;   /* the link's names go with the link */
+        if (v)
+            ui->deps = v;
+        if (!name)
             return objrt_fail(l->ctx, "out of memory");
-        ui->deps = v;
-        /* The name lives in the bound unit's own pool, which outlives this entry. */
-        const char *name = s->name;
-        for (size_t k = 0; k < dep->info->nsyms; k++)
-            if (dep->info->syms[k].addr == s->addr && !dep->info->syms[k].local) {
-                name = dep->info->syms[k].name;
-                break;
-            }
-        v[ui->ndeps++] = (objrt_info_dep){ dep, name == s->name ? dep->info->name : name };
+        v[ui->ndeps++] = (objrt_info_dep){ dep, name };
     }
     return 0;
 }

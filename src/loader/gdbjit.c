@@ -3,12 +3,12 @@
  * interface LLVM's MCJIT uses): gdb sets a breakpoint in __jit_debug_register_code and,
  * each time it is hit, reads the in-memory ELF file named by __jit_debug_descriptor.
  *
- * The image given for each object of a unit is a copy of that relocatable object whose
- * placed sections have sh_addr set to where they were loaded (sections that were not
- * loaded lose SHF_ALLOC). gdb reads an ET_REL's sh_addr as the section's address, takes
- * its symbols (locals included) relative to it, and applies the .rela.debug_* relocations
- * itself against those addresses, so -g objects get file, line and variable information
- * without objrt relocating DWARF.
+ * The image given for each object of a unit is that relocatable object with sh_addr of
+ * every placed section set to where it was loaded (sections that were not loaded lose
+ * SHF_ALLOC) and without the bytes gdb reads from memory anyway (see keep_of). gdb reads an
+ * ET_REL's sh_addr as the section's address, takes its symbols (locals included) relative
+ * to it, and applies the .rela.debug_* relocations itself against those addresses, so -g
+ * objects get file, line and variable information without objrt relocating DWARF.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,71 +53,123 @@ static void notify(struct objrt_jit_entry *e, uint32_t action)
     __jit_debug_descriptor.relevant_entry = NULL;
 }
 
-/* A copy of o with the loaded addresses in its section headers. */
+/* What the image keeps of section i: gdb reads loaded code and data from memory, so
+ * placed sections become SHT_NOBITS (size and address kept) and the relocations that
+ * patched them are dropped; symbols, strings, DWARF with its relocations, and .eh_frame
+ * (gdb unwinds with it) keep their bytes. A debug-less object shrinks to its symbols. */
+enum keep { KEEP_BYTES, KEEP_HEADER, DROP_BYTES };
+
+static bool is_unwind(const objrt_obj *o, size_t i)
+{
+    return strcmp(objrt_sec_name(o, i), ".eh_frame") == 0 || o->sh[i].sh_type == 0x70000001;
+}
+
+static enum keep keep_of(const objrt_obj *o, size_t i)
+{
+    const Elf64_Shdr *s = &o->sh[i];
+    if (s->sh_type == SHT_NOBITS)
+        return KEEP_HEADER;
+    if (o->sec_placed[i])
+        return is_unwind(o, i) ? KEEP_BYTES : DROP_BYTES;
+    if ((s->sh_type == SHT_RELA || s->sh_type == SHT_REL) && s->sh_info < o->shnum &&
+        o->sec_placed[s->sh_info] && !is_unwind(o, s->sh_info))
+        return DROP_BYTES;
+    return KEEP_BYTES;
+}
+
+static size_t image_size(const objrt_obj *o)
+{
+    size_t n = objrt_align_up(sizeof(Elf64_Ehdr), 8);
+    for (size_t i = 1; i < o->shnum; i++)     /* parse.c: contents lie inside the file */
+        if (keep_of(o, i) == KEEP_BYTES)
+            n += objrt_align_up(o->sh[i].sh_size, 8);
+    return n + o->shnum * sizeof(Elf64_Shdr);
+}
+
+/* The object's ELF header and section table, with loaded addresses, and kept contents. */
 static struct objrt_jit_entry *make_image(const objrt_link *l, const objrt_obj *o)
 {
+    size_t size = image_size(o);
     struct objrt_jit_entry *e = calloc(1, sizeof *e);
-    uint8_t *img = malloc(o->size);
+    uint8_t *img = calloc(1, size);
     if (!e || !img) {
         free(e);
         free(img);
         return NULL;
     }
-    memcpy(img, o->data, o->size);
-    /* parse.c checked that the section headers lie inside the file, 8-byte aligned. */
-    Elf64_Shdr *sh = (Elf64_Shdr *)(img + ((const uint8_t *)o->sh - o->data));
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    memcpy(eh, o->data, sizeof *eh);
+    size_t at = objrt_align_up(sizeof *eh, 8);
+    Elf64_Shdr *sh = (Elf64_Shdr *)(img + size - o->shnum * sizeof *sh);
+    memcpy(sh, o->sh, o->shnum * sizeof *sh);
+    eh->e_shoff = (uint64_t)((uint8_t *)sh - img);
     for (size_t i = 1; i < o->shnum; i++) {
+        enum keep k = keep_of(o, i);
         if (o->sec_placed[i])
             sh[i].sh_addr = (uint64_t)(uintptr_t)l->base + o->sec_off[i];
         else
-            sh[i].sh_flags &= ~(uint64_t)SHF_ALLOC;
+            sh[i].sh_flags &= ~(uint64_t)SHF_ALLOC;   /* not loaded: no address to claim */
+        if (k == KEEP_BYTES) {
+            memcpy(img + at, o->data + o->sh[i].sh_offset, o->sh[i].sh_size);
+            sh[i].sh_offset = at;
+            at += objrt_align_up(o->sh[i].sh_size, 8);
+        } else if (k == DROP_BYTES) {
+            sh[i].sh_offset = 0;
+            if (sh[i].sh_type == SHT_RELA || sh[i].sh_type == SHT_REL)
+                sh[i].sh_size = 0;
+            else
+                sh[i].sh_type = SHT_NOBITS;
+        }
     }
     e->symfile_addr = (const char *)img;
-    e->symfile_size = o->size;
+    e->symfile_size = size;
     return e;
 }
 
-static void entry_free(struct objrt_jit_entry *e)
+struct objrt_jit_entry *objrt_gdbjit_image(const objrt_link *l, const objrt_obj *o)
+{
+    return make_image(l, o);
+}
+
+const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e)
+{
+    return (const uint8_t *)e->symfile_addr;
+}
+
+void objrt_gdbjit_free(struct objrt_jit_entry *e)
 {
     if (e)
         free((void *)e->symfile_addr);
     free(e);
 }
 
-int objrt_gdbjit_register(objrt_link *l, objrt_unitinfo *ui)
+void objrt_gdbjit_register(objrt_unitinfo *ui)
 {
-    ui->jit = calloc(l->nobjs + 1, sizeof *ui->jit);
-    if (!ui->jit)
-        return objrt_fail(l->ctx, "out of memory");
-    for (size_t m = 0; m < l->nobjs; m++) {
-        const objrt_obj *o = l->objs[m];
-        if (!o->pulled || !o->sec_placed)
-            continue;
-        struct objrt_jit_entry *e = make_image(l, o);
-        if (!e)
-            return objrt_fail(l->ctx, "out of memory (debugger image of %s)", o->name);
-        ui->jit[ui->njit++] = e;
-    }
     pthread_mutex_lock(&jit_lock);
-    for (size_t i = 0; i < ui->njit; i++) {
-        struct objrt_jit_entry *e = ui->jit[i];
+    for (size_t i = 0; i < ui->nobjs; i++) {
+        struct objrt_jit_entry *e = ui->objs[i].jit;
+        if (!e)
+            continue;
+        e->prev = NULL;
         e->next = __jit_debug_descriptor.first_entry;
         if (e->next)
             e->next->prev = e;
         __jit_debug_descriptor.first_entry = e;
         notify(e, JIT_REGISTER);
     }
+    ui->jit_registered = true;
     pthread_mutex_unlock(&jit_lock);
-    return 0;
 }
 
 void objrt_gdbjit_unregister(objrt_unitinfo *ui)
 {
+    if (!ui->jit_registered)
+        return;
     pthread_mutex_lock(&jit_lock);
-    for (size_t i = 0; i < ui->njit; i++) {
-        struct objrt_jit_entry *e = ui->jit[i];
-        if (!e->prev && __jit_debug_descriptor.first_entry != e)
-            continue;                     /* built, never linked (registration failed) */
+    for (size_t i = 0; i < ui->nobjs; i++) {
+        struct objrt_jit_entry *e = ui->objs[i].jit;
+        if (!e)
+            continue;
         if (e->prev)
             e->prev->next = e->next;
         else
@@ -126,8 +178,6 @@ void objrt_gdbjit_unregister(objrt_unitinfo *ui)
             e->next->prev = e->prev;
         notify(e, JIT_UNREGISTER);
     }
+    ui->jit_registered = false;
     pthread_mutex_unlock(&jit_lock);
-    for (size_t i = 0; i < ui->njit; i++)
-        entry_free(ui->jit[i]);
-    ui->njit = 0;
 }

@@ -1,7 +1,8 @@
 /*
- * unitinfo.c - the map from addresses back to inputs: every placed section and every
- * named symbol of the unit's objects (locals too), sorted by address, with the strings
- * copied (the inputs are released after the load). Units are also kept in a process-wide
+ * unitinfo.c - the map from addresses back to inputs. Each object keeps the compact ELF
+ * image gdbjit.c builds for the debugger (section headers carry the loaded addresses, the
+ * symbol table is the object's own, locals included); a lookup scans it, which costs
+ * nothing at load time beyond that one copy. Units are also kept in a process-wide
  * registry, so a crash handler can name an address without knowing the context.
  */
 #include <stdio.h>
@@ -13,235 +14,126 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unitinfo *registry;   /* newest first; read without the lock when crashing */
 
-/* ---- strings: sized first, then copied into one pool ---- */
-typedef struct pool {
-    char *p;
-    size_t used, cap;
-} pool;
+/* ---- building ---- */
 
-static const char *pool_add(pool *s, const char *str, size_t len)
+static size_t pool_bytes(const objrt_link *l)
 {
-    char *at = s->p + s->used;        /* cap was summed from the same strings */
-    memcpy(at, str, len);
-    at[len] = '\0';
-    s->used += len + 1;
-    return at;
+    size_t n = 32;                                    /* ".got", ".stubs", "COMMON" */
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled)
+            n += 2 * (strlen(l->objs[m]->name) + 1);  /* object, then file and member */
+    for (size_t i = 0; i < l->plan.nitems; i++)
+        if (l->plan.items[i].kind == IT_COMMON)
+            n += strlen(l->gsyms[l->plan.items[i].obj].name) + 1;
+    return n;
 }
 
-static bool sym_wanted(const objrt_obj *o, size_t i)
+static const char *pool_add(char **at, const char *s, size_t len)
 {
-    const Elf64_Sym *y = &o->syms[i];
-    int t = ELF64_ST_TYPE(y->st_info);
-    uint32_t shndx = objrt_sym_shndx(o, i);
-    return y->st_name && (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE ||
-                          t == STT_GNU_IFUNC) &&
-           shndx != SEC_UNDEF && shndx != SEC_ABS && shndx != SEC_COMMON && shndx < o->shnum &&
-           o->sec_placed && o->sec_placed[shndx];
-}
-
-static size_t name_len(const objrt_obj *o, size_t i)
-{
-    return strlen(o->str + o->syms[i].st_name);
-}
-
-/* Bytes of every string the info will hold, and its section and symbol counts. */
-static size_t measure(const objrt_link *l, size_t *nsecs, size_t *nsyms)
-{
-    size_t bytes = 0;
-    *nsecs = l->plan.nitems;
-    *nsyms = 0;
-    for (size_t m = 0; m < l->nobjs; m++) {
-        const objrt_obj *o = l->objs[m];
-        if (!o->pulled)
-            continue;
-        bytes += 2 * (strlen(o->name) + 1);
-        for (size_t i = 1; i < o->shnum; i++)
-            if (o->sec_placed && o->sec_placed[i])
-                bytes += strlen(objrt_sec_name(o, i)) + 1;
-        for (size_t i = 1; i < o->nsyms; i++)
-            if (sym_wanted(o, i)) {
-                bytes += name_len(o, i) + 1;
-                (*nsyms)++;
-            }
-    }
-    for (size_t g = 0; g < l->ngsyms; g++)
-        if (l->gsyms[g].state == G_COMMON) {
-            bytes += strlen(l->gsyms[g].name) + 1;
-            (*nsyms)++;
-        }
-    return bytes + 64;                /* ".got", ".stubs", "COMMON" */
+    char *p = *at;                    /* pool_bytes() sized the pool for every string */
+    memcpy(p, s, len);
+    p[len] = '\0';
+    *at += len + 1;
+    return p;
 }
 
 /* "libk.a(m.o)" -> file "libk.a", member "m.o"; anything else is a plain file. */
-static void add_object(pool *s, objrt_info_obj *out, const char *name)
+static void name_object(char **pool, objrt_info_obj *out, const char *name)
 {
     size_t n = strlen(name);
     const char *open = strrchr(name, '(');
-    out->object = pool_add(s, name, n);
+    out->object = pool_add(pool, name, n);
     if (n && name[n - 1] == ')' && open && open > name) {
-        out->file = pool_add(s, name, (size_t)(open - name));
-        const char *mem = open + 1;
-        out->member = pool_add(s, mem, (size_t)(name + n - 1 - mem));
+        out->file = pool_add(pool, name, (size_t)(open - name));
+        out->member = pool_add(pool, open + 1, (size_t)(name + n - 2 - open));
     } else {
         out->file = out->object;
         out->member = NULL;
     }
 }
 
-static int cmp_sec(const void *a, const void *b)
+static void add_extras(const objrt_link *l, objrt_unitinfo *ui, char **pool,
+                       const uint32_t *obj_slot)
 {
-    const objrt_info_sec *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Equal addresses: the preferred name sorts last (the lookup takes the last <= addr). */
-static int cmp_sym(const void *a, const void *b)
-{
-    const objrt_info_sym *x = a, *y = b;
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    if (x->local != y->local)
-        return x->local ? -1 : 1;
-    if ((x->size != 0) != (y->size != 0))
-        return x->size ? 1 : -1;
-    return strcmp(y->name, x->name);
-}
-
-static const char *item_name(const objrt_link *l, const objrt_item *it)
-{
-    switch (it->kind) {
-    case IT_GOT:   return ".got";
-    case IT_STUBS: return ".stubs";
-    case IT_COMMON: return "COMMON";
-    default:       return objrt_sec_name(l->objs[it->obj], it->shndx);
-    }
-}
-
-/* Section index (into the sorted secs) holding addr, or OBJRT_NONE. */
-static uint32_t sec_at(const objrt_unitinfo *ui, uint64_t addr)
-{
-    size_t lo = 0, hi = ui->nsecs;
-    while (lo < hi) {                 /* first section starting after addr */
-        size_t mid = (lo + hi) / 2;
-        if (ui->secs[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) {   /* empty sections may share a start */
-        const objrt_info_sec *s = &ui->secs[i];
-        if (addr - s->addr < s->size || (s->size == 0 && addr == s->addr))
-            return (uint32_t)i;
-        if (s->size)
-            break;
-    }
-    return OBJRT_NONE;
-}
-
-static void fill_sections(const objrt_link *l, objrt_unitinfo *ui, pool *s,
-                          const uint32_t *obj_slot)
-{
+    const char *got = pool_add(pool, ".got", 4), *stubs = pool_add(pool, ".stubs", 6);
+    const char *common = pool_add(pool, "COMMON", 6);
     uint64_t base = (uint64_t)(uintptr_t)l->base;
     for (size_t i = 0; i < l->plan.nitems; i++) {
         const objrt_item *it = &l->plan.items[i];
-        bool from_obj = it->kind == IT_SECTION || it->kind == IT_EH_FRAME;
-        const char *name = item_name(l, it);
-        objrt_info_sec *d = &ui->secs[ui->nsecs++];
-        *d = (objrt_info_sec){ base + it->off, it->size,
-                               from_obj ? obj_slot[it->obj]
-                               : it->kind == IT_COMMON ? obj_slot[l->gsyms[it->obj].obj]
-                                                       : OBJRT_NONE,
-                               pool_add(s, name, strlen(name)) };
-    }
-    qsort(ui->secs, ui->nsecs, sizeof *ui->secs, cmp_sec);
-}
-
-static void fill_symbols(const objrt_link *l, objrt_unitinfo *ui, pool *s)
-{
-    for (size_t m = 0; m < l->nobjs; m++) {
-        const objrt_obj *o = l->objs[m];
-        for (size_t i = 1; o->pulled && i < o->nsyms; i++) {
-            if (!sym_wanted(o, i))
-                continue;
-            uint32_t shndx = objrt_sym_shndx(o, i);
-            uint64_t addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] +
-                            o->syms[i].st_value;
-            ui->syms[ui->nsyms++] = (objrt_info_sym){
-                addr, o->syms[i].st_size, sec_at(ui, addr),
-                pool_add(s, o->str + o->syms[i].st_name, name_len(o, i)), i < o->first_global };
-        }
-    }
-    for (size_t g = 0; g < l->ngsyms; g++) {
-        const objrt_gsym *c = &l->gsyms[g];
-        if (c->state != G_COMMON)
+        objrt_info_extra e = { base + it->off, it->size, NULL, NULL, OBJRT_NONE };
+        if (it->kind == IT_GOT) {
+            e.section = got;
+        } else if (it->kind == IT_STUBS) {
+            e.section = stubs;
+        } else if (it->kind == IT_COMMON) {
+            const objrt_gsym *g = &l->gsyms[it->obj];
+            e.section = common;
+            e.symbol = pool_add(pool, g->name, strlen(g->name));
+            e.obj = obj_slot[g->obj];
+        } else {
             continue;
-        uint64_t addr = (uint64_t)(uintptr_t)l->base + c->off;
-        ui->syms[ui->nsyms++] = (objrt_info_sym){ addr, c->common_size, sec_at(ui, addr),
-                                                  pool_add(s, c->name, strlen(c->name)), false };
+        }
+        ui->extras[ui->nextras++] = e;
     }
-    qsort(ui->syms, ui->nsyms, sizeof *ui->syms, cmp_sym);
 }
 
 static void info_free(objrt_unitinfo *ui)
 {
     if (!ui)
         return;
+    for (size_t i = 0; ui->objs && i < ui->nobjs; i++)
+        objrt_gdbjit_free(ui->objs[i].jit);
+    for (size_t i = 0; i < ui->ndeps; i++)
+        free(ui->deps[i].symbol);
     free(ui->pool);
     free(ui->objs);
-    free(ui->secs);
-    free(ui->syms);
+    free(ui->extras);
     free(ui->deps);
-    free(ui->jit);
     free(ui);
 }
 
-static objrt_unitinfo *build(objrt_link *l)
+static int build(objrt_link *l, objrt_unitinfo *ui)
 {
-    size_t nsecs, nsyms, bytes = measure(l, &nsecs, &nsyms);
-    objrt_unitinfo *ui = calloc(1, sizeof *ui);
+    ui->pool = malloc(pool_bytes(l));
+    ui->objs = calloc(l->nobjs + 1, sizeof *ui->objs);
+    ui->extras = calloc(l->plan.nitems + 1, sizeof *ui->extras);
     uint32_t *obj_slot = calloc(l->nobjs + 1, sizeof *obj_slot);
-    pool s = { malloc(bytes), 0, bytes };
-    if (ui) {
-        ui->pool = s.p;
-        ui->objs = calloc(l->nobjs + 1, sizeof *ui->objs);
-        ui->secs = calloc(nsecs + 1, sizeof *ui->secs);
-        ui->syms = calloc(nsyms + 1, sizeof *ui->syms);
-    }
-    if (!ui || !obj_slot || !s.p || !ui->objs || !ui->secs || !ui->syms) {
-        if (!ui)
-            free(s.p);
-        info_free(ui);
+    if (!ui->pool || !ui->objs || !ui->extras || !obj_slot) {
         free(obj_slot);
-        objrt_fail(l->ctx, "out of memory");
-        return NULL;
+        return objrt_fail(l->ctx, "out of memory");
     }
+    char *pool = ui->pool;
     for (size_t m = 0; m < l->nobjs; m++) {
+        const objrt_obj *o = l->objs[m];
         obj_slot[m] = OBJRT_NONE;
-        if (l->objs[m]->pulled) {
-            obj_slot[m] = (uint32_t)ui->nobjs;
-            add_object(&s, &ui->objs[ui->nobjs++], l->objs[m]->name);
+        if (!o->pulled || !o->sec_placed)
+            continue;
+        objrt_info_obj *d = &ui->objs[ui->nobjs];
+        name_object(&pool, d, o->name);
+        if (!(d->jit = objrt_gdbjit_image(l, o))) {
+            free(obj_slot);
+            return objrt_fail(l->ctx, "out of memory (symbol image of %s)", o->name);
         }
+        obj_slot[m] = (uint32_t)ui->nobjs++;
     }
-    ui->name = ui->nobjs ? ui->objs[0].object : pool_add(&s, "(empty)", 7);
-    fill_sections(l, ui, &s, obj_slot);
-    fill_symbols(l, ui, &s);
+    ui->name = ui->nobjs ? ui->objs[0].object : pool_add(&pool, "(empty)", 7);
+    add_extras(l, ui, &pool, obj_slot);
     free(obj_slot);
-    return ui;
+    return 0;
 }
-
-static const char *const off_env = "OBJRT_GDB_JIT";
 
 int objrt_unitinfo_attach(objrt_link *l, objrt_unit *u)
 {
-    objrt_unitinfo *ui = build(l);
+    objrt_unitinfo *ui = calloc(1, sizeof *ui);
     if (!ui)
-        return -1;
+        return objrt_fail(l->ctx, "out of memory");
     ui->unit = u;
-    u->info = ui;
-    const char *gdb = getenv(off_env);
-    if (objrt_deps_collect(l, ui) ||
-        ((!gdb || strcmp(gdb, "0") != 0) && objrt_gdbjit_register(l, ui)))
-        return -1;                    /* the caller's free_unit() detaches */
+    u->info = ui;                     /* on failure the caller's free_unit() detaches */
+    if (build(l, ui) || objrt_deps_collect(l, ui))
+        return -1;
+    const char *gdb = getenv("OBJRT_GDB_JIT");
+    if (!gdb || strcmp(gdb, "0") != 0)
+        objrt_gdbjit_register(ui);
     pthread_mutex_lock(&registry_lock);
     ui->next = registry;
     registry = ui;
@@ -266,6 +158,8 @@ void objrt_unitinfo_detach(objrt_unit *u)
     info_free(ui);
 }
 
+/* ---- lookup: no allocation, no lock (the crash handler uses it) ---- */
+
 const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr_t addr)
 {
     for (const objrt_unitinfo *ui = registry; ui; ui = ui->next) {
@@ -277,49 +171,125 @@ const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr
     return NULL;
 }
 
-/* Last symbol at or below addr within section `sec`, or NULL. */
-static const objrt_info_sym *nearest_symbol(const objrt_unitinfo *ui, uint32_t sec, uint64_t addr)
+typedef struct image {          /* views into one object's image (built by gdbjit.c) */
+    const Elf64_Shdr *sh;
+    size_t shnum;
+    const char *shstr;
+    const Elf64_Sym *syms;
+    size_t nsyms, first_global;
+    const char *str;
+    const Elf32_Word *xindex;
+} image;
+
+static void open_image(const uint8_t *img, image *v)
 {
-    size_t lo = 0, hi = ui->nsyms;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ui->syms[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+    memset(v, 0, sizeof *v);
+    v->sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+    v->shnum = eh->e_shnum ? eh->e_shnum : v->sh[0].sh_size;
+    size_t shstrndx = eh->e_shstrndx == SHN_XINDEX ? v->sh[0].sh_link : eh->e_shstrndx;
+    v->shstr = (const char *)img + v->sh[shstrndx].sh_offset;
+    for (size_t i = 1; i < v->shnum; i++) {
+        if (v->sh[i].sh_type == SHT_SYMTAB) {
+            v->syms = (const Elf64_Sym *)(img + v->sh[i].sh_offset);
+            v->nsyms = v->sh[i].sh_size / sizeof(Elf64_Sym);
+            v->first_global = v->sh[i].sh_info;
+            v->str = (const char *)img + v->sh[v->sh[i].sh_link].sh_offset;
+        } else if (v->sh[i].sh_type == SHT_SYMTAB_SHNDX) {
+            v->xindex = (const Elf32_Word *)(img + v->sh[i].sh_offset);
+        }
     }
-    for (size_t i = lo; i-- > 0;) {
-        if (ui->syms[i].sec == sec)
-            return &ui->syms[i];
-        if (sec != OBJRT_NONE && ui->syms[i].addr < ui->secs[sec].addr)
-            break;                    /* before the section: nothing of it is left */
+}
+
+static size_t sym_section(const image *v, size_t i)
+{
+    uint16_t s = v->syms[i].st_shndx;
+    return s == SHN_XINDEX && v->xindex ? v->xindex[i] : s >= SHN_LORESERVE ? 0 : s;
+}
+
+/* Named functions and data; not the assembler's own labels (".LC0" stays in the symbol
+ * table when a mergeable string refers to it) nor AArch64 mapping symbols ("$x", "$d"). */
+static bool sym_wanted(const image *v, size_t i)
+{
+    const Elf64_Sym *y = &v->syms[i];
+    int t = ELF64_ST_TYPE(y->st_info);
+    const char *name = v->str + y->st_name;
+    bool label = i < v->first_global && ((name[0] == '.' && name[1] == 'L') || name[0] == '$');
+    return y->st_name && !label &&
+           (t == STT_FUNC || t == STT_OBJECT || t == STT_NOTYPE || t == STT_GNU_IFUNC);
+}
+
+/* Between two candidates at the same address: a global, then a sized one, wins. */
+static bool better(const image *v, size_t a, size_t b)
+{
+    if (v->syms[a].st_value != v->syms[b].st_value)
+        return v->syms[a].st_value > v->syms[b].st_value;
+    bool ga = a >= v->first_global, gb = b >= v->first_global;
+    if (ga != gb)
+        return ga;
+    return v->syms[a].st_size && !v->syms[b].st_size;
+}
+
+static bool describe_in_object(const objrt_info_obj *ob, uintptr_t addr, objrt_location *out)
+{
+    image v;
+    open_image(objrt_gdbjit_bytes(ob->jit), &v);
+    size_t sec = 0;
+    for (size_t i = 1; i < v.shnum && !sec; i++)
+        if ((v.sh[i].sh_flags & SHF_ALLOC) && v.sh[i].sh_addr && addr - v.sh[i].sh_addr < v.sh[i].sh_size)
+            sec = i;
+    for (size_t i = 1; i < v.shnum && !sec; i++)     /* an empty section names its start */
+        if ((v.sh[i].sh_flags & SHF_ALLOC) && v.sh[i].sh_addr == addr && addr)
+            sec = i;
+    if (!sec)
+        return false;
+    out->object = ob->object;
+    out->file = ob->file;
+    out->member = ob->member;
+    out->section = v.shstr + v.sh[sec].sh_name;
+    out->section_addr = (void *)(uintptr_t)v.sh[sec].sh_addr;
+    uint64_t off = addr - v.sh[sec].sh_addr;
+    out->offset = off;
+    size_t best = 0;
+    for (size_t i = 1; i < v.nsyms; i++)
+        if (sym_section(&v, i) == sec && v.syms[i].st_value <= off && sym_wanted(&v, i) &&
+            (!best || better(&v, i, best)))
+            best = i;
+    if (best) {
+        out->symbol = v.str + v.syms[best].st_name;
+        out->symbol_addr = (void *)(uintptr_t)(v.sh[sec].sh_addr + v.syms[best].st_value);
+        out->symbol_size = v.syms[best].st_size;
+        out->offset = off - v.syms[best].st_value;
+        out->local = best < v.first_global;
     }
-    return NULL;
+    return true;
 }
 
 void objrt_unitinfo_describe(const objrt_unitinfo *ui, uintptr_t addr, objrt_location *out)
 {
     memset(out, 0, sizeof *out);
     out->unit = ui->unit;
-    uint32_t sec = sec_at(ui, addr);
-    if (sec == OBJRT_NONE)
-        return;                       /* padding between groups */
-    const objrt_info_sec *s = &ui->secs[sec];
-    if (s->obj != OBJRT_NONE) {
-        out->object = ui->objs[s->obj].object;
-        out->file = ui->objs[s->obj].file;
-        out->member = ui->objs[s->obj].member;
-    }
-    out->section = s->name;
-    out->section_addr = (void *)(uintptr_t)s->addr;
-    out->offset = addr - s->addr;
-    const objrt_info_sym *y = nearest_symbol(ui, sec, addr);
-    if (y) {
-        out->symbol = y->name;
-        out->symbol_addr = (void *)(uintptr_t)y->addr;
-        out->symbol_size = y->size;
-        out->offset = addr - y->addr;
-        out->local = y->local;
+    for (size_t i = 0; i < ui->nobjs; i++)
+        if (describe_in_object(&ui->objs[i], addr, out))
+            return;
+    for (size_t i = 0; i < ui->nextras; i++) {
+        const objrt_info_extra *e = &ui->extras[i];
+        if (addr - e->addr >= e->size)
+            continue;
+        if (e->obj != OBJRT_NONE) {
+            out->object = ui->objs[e->obj].object;
+            out->file = ui->objs[e->obj].file;
+            out->member = ui->objs[e->obj].member;
+        }
+        out->section = e->section;
+        out->section_addr = (void *)(uintptr_t)e->addr;
+        out->offset = addr - e->addr;
+        if (e->symbol) {
+            out->symbol = e->symbol;
+            out->symbol_addr = out->section_addr;
+            out->symbol_size = e->size;
+        }
+        return;
     }
 }
 

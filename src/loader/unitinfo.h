@@ -1,59 +1,51 @@
 /*
- * unitinfo.h - what a unit remembers about its inputs once they are gone: the objects it
- * was linked from, where each of their sections and symbols (locals too) landed, and which
- * earlier units it is bound to. Built once per load (unitinfo.c); read by objrt_addr_info,
- * the crash report (crash.c), unload's dependant check (deps.c) and the GDB JIT image
- * (gdbjit.c).
+ * unitinfo.h - what a unit remembers about its inputs once they are gone: for each object
+ * it was linked from, its name and a compact ELF image (section headers with the loaded
+ * addresses, symbols with their names, DWARF and .eh_frame; gdbjit.c builds it and gives
+ * the same image to gdb), the pieces the loader made itself (GOT, stubs, COMMON), and which
+ * earlier units it is bound to. Read by objrt_addr_info and the crash report (unitinfo.c,
+ * crash.c) and by unload's dependant check (deps.c).
  */
 #ifndef OBJRT_UNITINFO_H
 #define OBJRT_UNITINFO_H
 
 #include "loader/internal.h"
 
+struct objrt_jit_entry;
+
 typedef struct objrt_info_obj {
     const char *object;         /* "k.o" or "libk.a(m.o)": how messages name it */
     const char *file;           /* "k.o" or "libk.a" */
     const char *member;         /* "m.o", or NULL outside an archive */
+    struct objrt_jit_entry *jit;  /* its image (gdbjit.c), NULL when out of memory */
 } objrt_info_obj;
 
-typedef struct objrt_info_sec {
+typedef struct objrt_info_extra {  /* GOT, stubs, or a COMMON symbol */
     uint64_t addr, size;
-    uint32_t obj;               /* OBJRT_NONE: made by the loader (GOT, stubs) */
-    const char *name;
-} objrt_info_sec;
-
-typedef struct objrt_info_sym {
-    uint64_t addr, size;
-    uint32_t sec;               /* index into secs */
-    const char *name;
-    bool local;
-} objrt_info_sym;
+    const char *section, *symbol;
+    uint32_t obj;               /* defining object (COMMON) or OBJRT_NONE */
+} objrt_info_extra;
 
 typedef struct objrt_info_dep {  /* an earlier unit this one is bound to */
     objrt_unit *unit;
-    const char *symbol;         /* the first name bound into it, for messages */
+    char *symbol;               /* the first name bound into it, for messages */
 } objrt_info_dep;
-
-struct objrt_jit_entry;
 
 typedef struct objrt_unitinfo {
     struct objrt_unitinfo *next;        /* process registry (unitinfo.c) */
     objrt_unit *unit;
     const char *name;                   /* the unit's first object, for messages */
-    char *pool;                         /* every string above and below */
+    char *pool;                         /* the strings above and below */
     objrt_info_obj *objs;
     size_t nobjs;
-    objrt_info_sec *secs;               /* sorted by address */
-    size_t nsecs;
-    objrt_info_sym *syms;               /* sorted by address, then preference */
-    size_t nsyms;
+    objrt_info_extra *extras;
+    size_t nextras;
     objrt_info_dep *deps;
     size_t ndeps;
-    struct objrt_jit_entry **jit;       /* GDB registrations, one per object */
-    size_t njit;
+    bool jit_registered;
 } objrt_unitinfo;
 
-/* Built after relocation, before constructors run; NULL-safe on release. */
+/* Built after relocation, before constructors run; detach is NULL-safe. */
 int objrt_unitinfo_attach(objrt_link *l, objrt_unit *u);
 void objrt_unitinfo_detach(objrt_unit *u);
 
@@ -62,13 +54,16 @@ int objrt_deps_collect(objrt_link *l, objrt_unitinfo *info);
 /* -1 with the error set when another loaded unit is bound to u (ctx->lock held). */
 int objrt_deps_check_unload(objrt_unit *u);
 
-/* gdbjit.c: one in-memory ELF per object, registered with the GDB JIT interface. */
-int objrt_gdbjit_register(objrt_link *l, objrt_unitinfo *info);
+/* gdbjit.c: the image of each object; registration with the GDB JIT interface. */
+struct objrt_jit_entry *objrt_gdbjit_image(const objrt_link *l, const objrt_obj *o);
+const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e);
+void objrt_gdbjit_register(objrt_unitinfo *info);
 void objrt_gdbjit_unregister(objrt_unitinfo *info);
+void objrt_gdbjit_free(struct objrt_jit_entry *e);
 
 /* unitinfo.c: the unit info holding addr, searched without locks (crash path), or NULL. */
 const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr_t addr);
-/* Fill a public objrt_location from a unit info. */
+/* Fill a public objrt_location from a unit info; no allocation, no lock. */
 void objrt_unitinfo_describe(const objrt_unitinfo *ui, uintptr_t addr, objrt_location *out);
 
 #endif
