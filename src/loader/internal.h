@@ -249,6 +249,9 @@ void *objrt_lookup_external(objrt_ctx *ctx, const char *name);
 int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u);
 void objrt_link_release(objrt_link *l);
 void objrt_perfmap_write(const objrt_link *l);
+/* lto.c: -flto inputs (IR, no machine code) are refused with what to do instead. */
+int objrt_lto_check_bytes(objrt_link *l, const char *name, const uint8_t *d, size_t size);
+int objrt_lto_check_object(objrt_link *l, const objrt_obj *o);
 
 static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 

@@ -43,7 +43,8 @@ static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_
         return objrt_fail(l->ctx, "%s: truncated: %zu bytes is smaller than an ELF header",
                           name, size);
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-        return objrt_fail(l->ctx, "%s: not an ELF object or ar archive", name);
+        return objrt_lto_check_bytes(l, name, d, size) ? -1
+               : objrt_fail(l->ctx, "%s: not an ELF object or ar archive", name);
     if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
         return objrt_fail(l->ctx, "%s: not a 64-bit little-endian ELF object", name);
     if (eh->e_type != ET_REL)
@@ -259,6 +260,8 @@ static int validate(objrt_link *l, objrt_obj *o)
         check_sections(l, o) || find_symtab(l, o, &symtab))
         return -1;
     if (symtab && check_symbols(l, o, symtab))
+        return -1;
+    if (objrt_lto_check_object(l, o))
         return -1;
     for (size_t i = 1; i < o->shnum; i++) {
         uint32_t t = o->sh[i].sh_type;
