@@ -28,6 +28,10 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -Iinclude -Isrc $(
 LDFLAGS += $(SANFLAGS)
 LDLIBS  += -ldl -lpthread
 
+# The version lives in include/objrt.h; the soname changes with the major number only.
+VERSION := $(shell sed -n 's/^\#define OBJRT_VERSION "\([0-9.]*\)".*/\1/p' include/objrt.h)
+SONAME  := libobjrt.so.$(firstword $(subst ., ,$(VERSION)))
+
 LOADER_SRC  := $(wildcard src/loader/*.c)
 RUNTIME_SRC := $(wildcard src/runtime/*.c)
 LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)
@@ -44,20 +48,38 @@ $(BUILD)/libobjrt.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/libobjrt.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# Only the public API is exported: the version script lists what the headers declare.
+$(BUILD)/objrt.map: scripts/version-script.sh include/objrt.h $(wildcard include/objrt/*.h)
+	@mkdir -p $(dir $@)
+	bash scripts/version-script.sh include/objrt.h $(wildcard include/objrt/*.h) > $@
+
+$(BUILD)/libobjrt.so.$(VERSION): $(LIB_OBJ) $(BUILD)/objrt.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script,$(BUILD)/objrt.map \
+	    -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/libobjrt.so: $(BUILD)/libobjrt.so.$(VERSION)
+	ln -sf libobjrt.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf libobjrt.so.$(VERSION) $@
 
 # -rdynamic: loaded code may call back into the CLI's own exported helpers.
 $(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS)
 
+MANDIR ?= $(PREFIX)/share/man
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/objrt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/objrt \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(BUILD)/objrt $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/libobjrt.a $(BUILD)/libobjrt.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/libobjrt.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libobjrt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libobjrt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libobjrt.so
 	install -m 644 include/objrt.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/objrt/*.h $(DESTDIR)$(PREFIX)/include/objrt/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' objrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/objrt.pc
+	install -m 644 man/objrt.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/objrt.3 $(DESTDIR)$(MANDIR)/man3/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' objrt.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/objrt.pc
 
 clean:
 	rm -rf build build-*

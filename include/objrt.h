@@ -90,6 +90,11 @@
 extern "C" {
 #endif
 
+#define OBJRT_VERSION "0.1.0"     /* the library's soname is libobjrt.so.0 */
+
+/* The version of the library in use (OBJRT_VERSION of the headers it was built with). */
+const char *objrt_version(void);
+
 typedef struct objrt_ctx objrt_ctx;
 typedef struct objrt_unit objrt_unit;
 

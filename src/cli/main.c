@@ -2,12 +2,14 @@
  * objrt - command-line front end of the loader.
  *
  *   objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]
- *   objrt layout [--page-size N] FILE...
+ *   objrt layout [-l LIB]... [--page-size N] FILE...
+ *   objrt --version | --help
  *
  * Exit status: `run` exits with the program's own status; 125 when objrt itself fails
  * (usage, load or link error, with a message on stderr); 127 when the entry symbol is
  * missing.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +22,15 @@
 
 static const char usage[] =
     "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]\n"
-    "       objrt layout [--page-size N] FILE...\n"
+    "       objrt layout [-l LIB]... [--page-size N] FILE...\n"
+    "       objrt --version | --help\n"
     "\n"
     "run     link the ELF relocatable objects and ar archives FILE... as one unit in this\n"
     "        process and call main(argc, argv) (argv[0] is the first FILE, then ARGs), or\n"
     "        int SYMBOL(void) with -e; exit with its return value after running destructors\n"
-    "        and flushing stdio, as a normal exit would.\n"
+    "        and flushing stdio, as a normal exit would. A fatal signal in the program\n"
+    "        prints where it happened (object:function+offset) and a backtrace, then\n"
+    "        ends objrt by the same signal.\n"
     "          -e SYMBOL       entry point instead of main (a unit without main whose\n"
     "                          __tvm_main__ names a packed function runs that one)\n"
     "          -l LIB          make a shared library's symbols available (-l m, -l stdc++)\n"
@@ -33,10 +38,13 @@ static const char usage[] =
     "          --page-size N   plan with N-byte pages (4096, 16384, 65536)\n"
     "layout  print where every section, the GOT and the stubs would go, each permission\n"
     "        group's size, bytes lost to alignment and page rounding, and for every\n"
-    "        relocation type the farthest value used against its limit.\n"
+    "        relocation type the farthest value used against its limit (-l, --page-size\n"
+    "        as for run).\n"
     "\n"
     "exit status: the program's own; 125 if objrt fails (usage, load or link error);\n"
-    "127 if the entry symbol is not defined.\n";
+    "127 if the entry symbol is not defined.\n"
+    "environment: OBJRT_PERF_MAP=1 writes /tmp/perf-PID.map for perf; OBJRT_GDB_JIT=0 hides\n"
+    "loaded code from gdb; see objrt(1) for the kernel runtime's variables.\n";
 
 typedef struct args {
     const char *entry;
@@ -56,6 +64,16 @@ static int parse_args(int argc, char **argv, args *a)
         return -1;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
+        bool needs_value = strcmp(s, "-e") == 0 || strcmp(s, "-l") == 0 ||
+                           strcmp(s, "--page-size") == 0;
+        if (needs_value && i + 1 == argc) {
+            if (s[1] == '-')
+                fprintf(stderr, "objrt: option '%s' requires an argument\n", s);
+            else
+                fprintf(stderr, "objrt: option requires an argument -- '%c'\n", s[1]);
+            fprintf(stderr, "Try 'objrt --help' for more information.\n");
+            return -1;
+        }
         if (strcmp(s, "--") == 0) {
             a->prog_args = argv + i + 1;
             a->nprog = argc - i - 1;
@@ -71,7 +89,8 @@ static int parse_args(int argc, char **argv, args *a)
         } else if (strcmp(s, "--page-size") == 0 && i + 1 < argc) {
             a->page_size = strtoul(argv[++i], NULL, 0);
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "objrt: unknown option '%s'\n%s", s, usage);
+            fprintf(stderr, "objrt: unrecognized option '%s'\n"
+                    "Try 'objrt --help' for more information.\n", s);
             return -1;
         } else {
             a->files[a->nfiles++] = s;
@@ -148,6 +167,7 @@ static int cmd_run(int argc, char **argv)
         return EXIT_OBJRT;
     }
     run_args = a;
+    objrt_crash_handler_install();      /* constructors run inside objrt_load */
     objrt_ctx *ctx = make_ctx(&a);
     if (!ctx) {
         free_args(&a);
@@ -212,10 +232,18 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        printf("objrt %s\n", objrt_version());
+        return 0;
+    }
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "layout") == 0)
         return cmd_layout(argc - 2, argv + 2);
-    fputs(usage, stderr);
+    if (argc >= 2)
+        fprintf(stderr, "objrt: unknown command '%s'\nTry 'objrt --help' for more information.\n",
+                argv[1]);
+    else
+        fputs(usage, stderr);
     return EXIT_OBJRT;
 }
