@@ -7,7 +7,8 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
-      llvm-14-dev libomp-dev hyperfine valgrind)              # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
+      llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
+      gdb man-db)                                             # tests: gdb through the JIT interface; man pages render
 arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64)
 missing=()
 for p in "${pkgs[@]}" "${arm64_pkgs[@]}"; do

@@ -66,4 +66,238 @@ run_test() {
 # ---- unload and dependants ------------------------------------------------------------
 for f in dep_a dep_b dep_c; do fixture $f -O2; done
 build_test t_deps && run_test t_deps "$FX"
+
+# ---- addresses and symbols ------------------------------------------------------------
+AR=ar; [ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar
+fixture addr -O2 && fixture addr_user -O2 &&
+    { rm -f "$FX/libaddr.a"; $AR rcs "$FX/libaddr.a" "$FX/addr.o"; }
+build_test t_addr && run_test t_addr "$FX/addr.o" "$FX/libaddr.a" "$FX/addr_user.o"
+if build_test t_syms; then
+    run_test t_syms "$FX/addr.o"
+    # objrt_unit_foreach_sym visits exactly the globals nm lists as defined.
+    grep '^SYM ' "$TMP/t_syms.out" | cut -d' ' -f2 | sort >"$TMP/visited"
+    nm -g --defined-only "$FX/addr.o" | awk '{print $3}' | sort >"$TMP/nm-globals"
+    if [ -s "$TMP/nm-globals" ] && cmp -s "$TMP/visited" "$TMP/nm-globals"; then
+        pass "foreach-matches-nm ($(wc -l <"$TMP/visited") globals)"
+    else
+        fail "foreach-matches-nm: $(diff "$TMP/visited" "$TMP/nm-globals" | tr '\n' ' ')"
+    fi
+fi
+
+# ---- -flto inputs ---------------------------------------------------------------------
+KSRC=$SRC/fixtures/kernel.c
+if $GCC -O2 -flto -c "$KSRC" -o "$FX/k-gcc-lto.o" 2>/dev/null; then
+    expect_fail "lto-gcc-slim-explained" "GCC LTO bytecode only .*-ffat-lto-objects" \
+        $OBJRT run "$FX/k-gcc-lto.o"
+    # Negative control: a fat LTO object carries machine code and runs.
+    $GCC -O2 -flto -ffat-lto-objects -c "$KSRC" -o "$FX/k-gcc-fat.o" &&
+        check "lto-gcc-fat-runs" $OBJRT run "$FX/k-gcc-fat.o"
+else
+    fail "lto-gcc-compile: $GCC -flto failed"
+fi
+if $CLANG -O2 -flto -c "$KSRC" -o "$FX/k-clang-lto.o" 2>/dev/null &&
+   $CLANG -O2 -flto=thin -c "$KSRC" -o "$FX/k-clang-thin.o" 2>/dev/null; then
+    expect_fail "lto-clang-bitcode-explained" "k-clang-lto.o: LLVM bitcode .*without -flto" \
+        $OBJRT run "$FX/k-clang-lto.o"
+    expect_fail "lto-clang-thin-explained" "LLVM bitcode" $OBJRT run "$FX/k-clang-thin.o"
+    # Negative control: other non-ELF bytes keep the generic message.
+    { printf 'BC\x00\x00'; head -c 96 /dev/zero; } >"$FX/notbitcode.o"
+    expect_fail "lto-not-bitcode" "not an ELF object or ar archive" $OBJRT run "$FX/notbitcode.o"
+else
+    fail "lto-clang-compile: $CLANG -flto failed"
+fi
+
+# ---- crash report of objrt run --------------------------------------------------------
+[ "$SAN" = asan ] && exit 0     # ASan's own SEGV report is what an ASan build should show
+fixture crash -g -O0 && fixture kernel -g -O0
+# shellcheck disable=SC2086
+timeout 60 $OBJRT run "$FX/crash.o" >"$TMP/crash.out" 2>"$TMP/crash.err"; rc=$?
+first=$(grep -m1 '^objrt: SIG' "$TMP/crash.err")
+if [ $rc -eq 139 ]; then pass "crash-dies-by-sigsegv (status 139)"
+else fail "crash-dies-by-sigsegv: status $rc, expected 139 (128+SIGSEGV)"; fi
+if printf '%s' "$first" | grep -Eq '^objrt: SIGSEGV at [^ ]*crash\.o:deref\+0x[0-9a-f]+ \(fault address 0x0\)$'; then
+    pass "crash-report-names-local-function"
+else
+    fail "crash-report-names-local-function: first line '$first'"
+fi
+if grep -Eq '#1 0x[0-9a-f]+ [^ ]*crash\.o:helper\+0x[0-9a-f]+$' "$TMP/crash.err" &&
+   grep -Eq '#2 0x[0-9a-f]+ [^ ]*crash\.o:main\+0x[0-9a-f]+$' "$TMP/crash.err" &&
+   grep -Eq '#3 0x[0-9a-f]+ objrt\(' "$TMP/crash.err"; then
+    pass "crash-backtrace-loaded-and-host-frames"
+else
+    fail "crash-backtrace-loaded-and-host-frames: $(grep '#' "$TMP/crash.err" | head -5 | tr '\n' ' ')"
+fi
+grep -q "about to crash" "$TMP/crash.out" && pass "crash-stdout-flushed-before" ||
+    fail "crash-stdout-flushed-before: program output lost"
+# Negative control: a program that does not crash reports nothing and exits 0.
+# shellcheck disable=SC2086
+timeout 60 $OBJRT run "$FX/kernel.o" >/dev/null 2>"$TMP/ok.err"; rc=$?
+if [ $rc -eq 0 ] && ! grep -q 'objrt: SIG' "$TMP/ok.err"; then pass "crash-none-when-fine"
+else fail "crash-none-when-fine: status $rc, $(head -2 "$TMP/ok.err" | tr '\n' ' ')"; fi
+
+# The same report for a host: through the installed handler, and from its own handler.
+if build_test t_crashhost; then
+    # shellcheck disable=SC2086
+    timeout 60 $RUN "$BIN/t_crashhost" install "$FX/crash.o" >/dev/null 2>"$TMP/host.err"; rc=$?
+    if [ $rc -eq 139 ] && grep -Eq '^objrt: SIGSEGV at [^ ]*crash\.o:deref\+0x' "$TMP/host.err" &&
+       grep -Eq '#2 0x[0-9a-f]+ t_crashhost\(' "$TMP/host.err"; then
+        pass "crash-api-handler-install"
+    else
+        fail "crash-api-handler-install: status $rc, $(head -4 "$TMP/host.err" | tr '\n' ' ')"
+    fi
+    # shellcheck disable=SC2086
+    timeout 60 $RUN "$BIN/t_crashhost" own "$FX/crash.o" >"$TMP/own.out" 2>&1; rc=$?
+    if [ $rc -eq 42 ] && grep -Eq '^objrt: SIGSEGV at [^ ]*crash\.o:deref\+0x.*\(fault address 0x0\)' "$TMP/own.out"; then
+        pass "crash-api-report-from-host-handler"
+    else
+        fail "crash-api-report-from-host-handler: status $rc, $(head -3 "$TMP/own.out" | tr '\n' ' ')"
+    fi
+fi
+
+[ "$TARGET" = x86_64 ] || exit 0
+# ---- gdb through the JIT interface (x86_64) -------------------------------------------
+B1=$B/objrt
+line_of() { grep -n -m1 -F "$2" "$SRC/fixtures/$1" | cut -d: -f1; }
+gdb_batch() { timeout 120 gdb -q -nx -batch "$@" 2>&1; }
+if ! command -v gdb >/dev/null; then
+    fail "gdb: not installed (scripts/install-deps.sh installs it)"
+else
+    L=$(line_of crash.c 'return *p + 1;')
+    out=$(gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash.o")
+    if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
+       printf '%s\n' "$out" | grep -Eq "^#1 .* helper \(p=0x0\) at .*crash\.c:" &&
+       printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
+        pass "gdb-bt-function-and-line"
+    else
+        fail "gdb-bt-function-and-line: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
+    fi
+    # Negative control: without the registration gdb cannot name the frame.
+    out=$(OBJRT_GDB_JIT=0 gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash.o")
+    if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -q 'deref'; then
+        pass "gdb-bt-negative-control-unregistered"
+    else
+        fail "gdb-bt-negative-control-unregistered: $(printf '%s\n' "$out" | grep '^#' | head -2 | tr '\n' ' ')"
+    fi
+
+    L=$(line_of kernel.c 'return 2 * x;')
+    out=$(gdb_batch -ex 'set breakpoint pending on' -ex 'break twice' -ex run -ex bt \
+          -ex 'info symbol $pc' --args "$B1" run "$FX/kernel.o")
+    if printf '%s\n' "$out" | grep -Eq "^Breakpoint 1, twice \(x=20\) at .*kernel\.c:$L\$" &&
+       printf '%s\n' "$out" | grep -Eq "^#1 .* kernel_fn \(x=20\) at .*kernel\.c:"; then
+        pass "gdb-break-by-name-before-load"
+    else
+        fail "gdb-break-by-name-before-load: $(printf '%s\n' "$out" | grep -E '^(Breakpoint|#|\[Inf)' | head -3 | tr '\n' ' ')"
+    fi
+    if printf '%s\n' "$out" | grep -Eq '^twice \+ [0-9]+ in section \.text'; then
+        pass "gdb-info-symbol"
+    else
+        fail "gdb-info-symbol: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
+    fi
+    out=$(OBJRT_GDB_JIT=0 gdb_batch -ex 'set breakpoint pending on' -ex 'break twice' -ex run \
+          --args "$B1" run "$FX/kernel.o")
+    if ! printf '%s\n' "$out" | grep -q '^Breakpoint 1, ' && printf '%s\n' "$out" | grep -q 'exited normally'; then
+        pass "gdb-break-negative-control-unregistered"
+    else
+        fail "gdb-break-negative-control-unregistered: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
+    fi
+
+    if build_test t_gdbhost; then
+        out=$(gdb_batch -ex 'break debug_stop' -ex run -ex 'print kernel_fn' \
+              --args "$BIN/t_gdbhost" "$FX/kernel.o")
+        if printf '%s\n' "$out" | grep -q 'No symbol "kernel_fn" in current context'; then
+            pass "gdb-unit-gone-after-unload"
+        else
+            fail "gdb-unit-gone-after-unload: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
+        fi
+        # Negative control: the same stop with the unit still loaded finds it.
+        out=$(gdb_batch -ex 'break debug_stop' -ex run -ex 'print kernel_fn' \
+              --args "$BIN/t_gdbhost" "$FX/kernel.o" keep)
+        if printf '%s\n' "$out" | grep -Eq '^\$1 = \{int \(int\)\} 0x[0-9a-f]+ <kernel_fn>'; then
+            pass "gdb-unit-present-while-loaded"
+        else
+            fail "gdb-unit-present-while-loaded: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
+        fi
+    fi
+fi
+
+[ -z "$SAN" ] || exit 0
+# ---- the library and CLI a distribution ships (x86_64:) -------------------------------
+# Exported symbols of libobjrt.so = functions the headers declare (as the compiler parses
+# them: gcc -aux-info) + GDB's two JIT names.
+printf '#include <objrt.h>\n#include <objrt/tvm_backend.h>\n' >"$TMP/hdr.c"
+exported_vs_headers() {   # exported_vs_headers LIB: prints the differences, fails on any
+    local lib=$1
+    gcc -std=c11 -I"$ROOT/include" -aux-info "$TMP/aux.txt" -c "$TMP/hdr.c" -o "$TMP/hdr.o" || return 2
+    grep -F "/* $ROOT/include/" "$TMP/aux.txt" | grep -v '^/\*.*\*/ typedef' |
+        sed -E 's/^\/\*[^*]*\*\/ *//; s/ *\(.*//; s/.*[ *]//' | sort -u >"$TMP/declared"
+    printf '%s\n' __jit_debug_descriptor __jit_debug_register_code >>"$TMP/declared"
+    sort -u -o "$TMP/declared" "$TMP/declared"
+    nm -D --defined-only "$lib" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}' | sort -u >"$TMP/exported"
+    diff "$TMP/declared" "$TMP/exported" >"$TMP/exports.diff"
+}
+if exported_vs_headers "$B/libobjrt.so"; then
+    pass "exports-match-headers ($(wc -l <"$TMP/exported") symbols)"
+else
+    fail "exports-match-headers: < declared only, > exported only: $(grep '^[<>]' "$TMP/exports.diff" | head -8 | tr '\n' ' ')"
+fi
+# Negative control: the same objects linked without the version script export internals.
+gcc -shared -o "$TMP/libunversioned.so" -Wl,--whole-archive "$B/libobjrt.a" -Wl,--no-whole-archive -ldl -lpthread
+if ! exported_vs_headers "$TMP/libunversioned.so" && grep -q '^> objrt_fail$' "$TMP/exports.diff"; then
+    pass "exports-negative-control-unversioned"
+else
+    fail "exports-negative-control-unversioned: the comparison did not catch objrt_fail"
+fi
+
+soname=$(readelf -d "$B/libobjrt.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = libobjrt.so.0 ] && pass "soname libobjrt.so.0" || fail "soname: '$soname'"
+
+hv=$(sed -n 's/^#define OBJRT_VERSION "\(.*\)".*/\1/p' "$ROOT/include/objrt.h")
+v=$("$B1" --version)
+[ -n "$hv" ] && [ "$v" = "objrt $hv" ] && pass "cli-version ($v)" || fail "cli-version: '$v', header says '$hv'"
+expect_fail "cli-missing-argument-e" "^objrt: option requires an argument -- 'e'" "$B1" run "$FX/kernel.o" -e
+expect_fail "cli-missing-argument-page-size" "option '--page-size' requires an argument" "$B1" layout "$FX/kernel.o" --page-size
+check "cli-e-with-value-negative-control" "$B1" run "$FX/kernel.o" -e main
+expect_fail "cli-unknown-command" "^objrt: unknown command 'frobnicate'" "$B1" frobnicate x.o
+"$B1" frobnicate >/dev/null 2>&1; rc=$?
+[ $rc -eq 125 ] && pass "cli-unknown-command-status-125" || fail "cli-unknown-command-status: $rc"
+help=$("$B1" --help)
+if printf '%s' "$help" | grep -q 'objrt layout \[-l LIB\]' && printf '%s' "$help" | grep -q OBJRT_PERF_MAP; then
+    pass "cli-usage-documents-layout-l-and-perf-map"
+else
+    fail "cli-usage-documents-layout-l-and-perf-map"
+fi
+
+# make install: versioned library and symlinks, man pages, a program using the .so.
+P=$TMP/prefix
+if make -C "$ROOT" --no-print-directory -s install PREFIX="$P" >"$TMP/install.log" 2>&1; then
+    if [ -f "$P/lib/libobjrt.so.$hv" ] && [ ! -L "$P/lib/libobjrt.so.$hv" ] &&
+       [ "$(readlink "$P/lib/libobjrt.so.0")" = "libobjrt.so.$hv" ] &&
+       [ "$(readlink "$P/lib/libobjrt.so")" = libobjrt.so.0 ]; then
+        pass "install-library-symlinks"
+    else
+        fail "install-library-symlinks: $(ls -l "$P/lib" | tr '\n' ' ')"
+    fi
+    m1=$(MANWIDTH=200 man -l "$P/share/man/man1/objrt.1" 2>&1)
+    m3=$(MANWIDTH=200 man -l "$P/share/man/man3/objrt.3" 2>&1)
+    missing=""
+    for e in $(grep -rhoE '"(OBJRT|TVM|OMP)_[A-Z_]+"' "$ROOT/src" | tr -d '"' | sort -u); do
+        printf '%s' "$m1" | grep -q -- "$e" || missing="$missing $e"
+    done
+    if [ -z "$missing" ] && printf '%s' "$m1" | grep -q 'objrt layout' &&
+       printf '%s' "$m3" | grep -q 'objrt_addr_info'; then
+        pass "install-man-pages-document-every-variable"
+    else
+        fail "install-man-pages: undocumented:${missing:- (none)}; objrt.3 renders: $(printf '%s' "$m3" | head -c 80)"
+    fi
+    gcc -I"$P/include" "$SRC/t_gdbhost.c" -L"$P/lib" -lobjrt -o "$TMP/uses_so" &&
+        needed=$(readelf -d "$TMP/uses_so" | grep -o 'libobjrt[^]]*')
+    if [ "$needed" = libobjrt.so.0 ] &&
+       LD_LIBRARY_PATH="$P/lib" "$TMP/uses_so" "$FX/kernel.o" | grep -q 'kernel_fn returned 41'; then
+        pass "install-program-links-against-soname"
+    else
+        fail "install-program-links-against-soname: NEEDED '$needed'"
+    fi
+else
+    fail "install: $(tail -n 3 "$TMP/install.log" | tr '\n' ' ')"
+fi
 exit 0
