@@ -2,9 +2,13 @@
  * builtins.c - functions a static link takes from crt/libc_nonshared.a rather than from
  * libc.so, so dlsym cannot find them: objrt supplies them to loaded code.
  *
- * atexit(f) must register f against the *caller's* DSO handle, so that unloading the unit
- * runs it (__cxa_finalize) before its code disappears. The caller's return address says
- * which unit called; objrt_unit_containing() maps it to that unit's handle.
+ * glibc 2.36's libc_nonshared.a holds atexit, at_quick_exit, pthread_atfork (and its alias
+ * __pthread_atfork) and __stack_chk_fail_local. The first three register a handler against
+ * the *caller's* DSO handle (the static link passes its own __dso_handle), so that
+ * unloading runs or drops it (__cxa_finalize runs the unit's atexit handlers, unregisters
+ * its fork handlers and frees its quick_exit handlers) before the code disappears. The
+ * caller's return address says which unit called; objrt_dso_handle_of() maps it to that
+ * unit's handle.
  */
 #include <stdint.h>
 #include <string.h>
@@ -12,17 +16,44 @@
 #include "loader/internal.h"
 
 int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+int __cxa_at_quick_exit(void (*fn)(void), void *dso);
+int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                      void *dso);
+void __stack_chk_fail(void) __attribute__((noreturn));
 void *objrt_dso_handle_of(const void *pc);
+
+#define CALLER_DSO() objrt_dso_handle_of(__builtin_return_address(0))
 
 __attribute__((noinline)) static int objrt_atexit(void (*fn)(void))
 {
-    void *dso = objrt_dso_handle_of(__builtin_return_address(0));
-    return __cxa_atexit((void (*)(void *))(uintptr_t)fn, NULL, dso);
+    return __cxa_atexit((void (*)(void *))(uintptr_t)fn, NULL, CALLER_DSO());
 }
+
+__attribute__((noinline)) static int objrt_at_quick_exit(void (*fn)(void))
+{
+    return __cxa_at_quick_exit(fn, CALLER_DSO());
+}
+
+__attribute__((noinline)) static int objrt_pthread_atfork(void (*prepare)(void),
+                                                          void (*parent)(void),
+                                                          void (*child)(void))
+{
+    return __register_atfork(prepare, parent, child, CALLER_DSO());
+}
+
+static void objrt_stack_chk_fail_local(void) { __stack_chk_fail(); }
 
 void *objrt_builtin_lookup(const char *name)
 {
-    if (strcmp(name, "atexit") == 0)
-        return (void *)(uintptr_t)objrt_atexit;
+    static const struct { const char *name; void (*fn)(void); } table[] = {
+        { "atexit", (void (*)(void))objrt_atexit },
+        { "at_quick_exit", (void (*)(void))objrt_at_quick_exit },
+        { "pthread_atfork", (void (*)(void))objrt_pthread_atfork },
+        { "__pthread_atfork", (void (*)(void))objrt_pthread_atfork },
+        { "__stack_chk_fail_local", objrt_stack_chk_fail_local },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(name, table[i].name) == 0)
+            return (void *)(uintptr_t)table[i].fn;
     return NULL;
 }
