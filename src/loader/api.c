@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "loader/arch.h"
 #include "loader/internal.h"
@@ -211,6 +212,7 @@ void objrt_link_release(objrt_link *l)
     free(l->gsyms);
     objrt_strmap_free(&l->gmap);
     objrt_strmap_free(&l->archive_index);
+    objrt_tls_release(&l->tls);
     objrt_keymap_free(&l->plan.got_map);
     objrt_keymap_free(&l->plan.stub_map);
     free(l->plan.got_keys);
@@ -230,6 +232,10 @@ static void free_unit(objrt_unit *u)
 {
     objrt_unitinfo_detach(u);
     objrt_unprotect_release(u);
+    if (u->tls_module) {                /* after the code that could reach it is gone */
+        dlclose(u->tls_module);
+        close(u->tls_fd);
+    }
     objrt_strmap_free(&u->syms);
     free(u->addrs);
     free(u->room);
@@ -279,13 +285,16 @@ static objrt_unit *link_unit(objrt_link *l, double t0)
     memcpy(u->group_off, l->plan.group_off, sizeof u->group_off);
     memcpy(u->group_size, l->plan.group_size, sizeof u->group_size);
     u->eh_frames = calloc(count_items(&l->plan, IT_EH_FRAME) + 1, sizeof *u->eh_frames);
-    if (!u->eh_frames || objrt_relocate(l) || objrt_unit_index_symbols(l, u) ||
-        objrt_protect(l, u) || objrt_unitinfo_attach(l, u)) {
+    if (!u->eh_frames || objrt_tls_load(l) || objrt_relocate(l) ||
+        objrt_unit_index_symbols(l, u) || objrt_protect(l, u) || objrt_unitinfo_attach(l, u)) {
         if (!u->eh_frames)
             objrt_fail(l->ctx, "out of memory");
         free_unit(u);
         return NULL;
     }
+    u->tls_module = l->tls.handle;      /* the unit owns its TLS module from here */
+    u->tls_fd = l->tls.fd;
+    l->tls.handle = NULL;
     fill_stats(l, u, t0);
     objrt_perfmap_write(l);
     return u;

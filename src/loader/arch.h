@@ -27,7 +27,21 @@ enum objrt_formula {
     F_PLTOFF,           /* L - GOT + A (S - GOT + A when S is part of the unit) */
     F_PAGE_PCREL,       /* Page(S + A) - Page(P) */
     F_GOT_PAGE_PCREL,   /* Page(G) - Page(P) */
-    F_TLS,              /* known thread-local type: refused with "not supported yet" */
+    F_TLS,              /* dynamic thread-local type (DTPMOD64, TLSDESC): never in an object */
+};
+
+/* Thread-local forms (objrt_howto.tls). A GOT formula with a TLS kind takes G from the
+ * unit's thread-local GOT entry of that kind instead of an address slot; F_ABS with
+ * TLS_DTPREL or TLS_TPREL takes S as the symbol's offset in its TLS block or from the
+ * thread pointer. tls.c computes both (the values come from glibc's dynamic linker). */
+enum objrt_tls_kind {
+    TLS_NO,
+    TLS_GD,             /* GOT pair {module id, offset}: general dynamic (__tls_get_addr) */
+    TLS_LD,             /* GOT pair {module id, 0}: local dynamic, one per unit */
+    TLS_IE,             /* GOT slot: offset from the thread pointer (initial exec) */
+    TLS_DESC,           /* GOT pair {resolver, argument}: TLS descriptor */
+    TLS_DTPREL,         /* S = offset in the unit's TLS block */
+    TLS_TPREL,          /* S = offset from the thread pointer (local exec) */
 };
 
 enum objrt_check {
@@ -46,6 +60,7 @@ typedef struct objrt_howto {
     uint8_t field;      /* backend-specific: which encoder writes the value */
     uint8_t shift;      /* backend-specific: part of the value the field holds */
     uint8_t size;       /* bytes at P the encoder reads/writes */
+    uint8_t tls;        /* enum objrt_tls_kind; TLS_NO for every other type */
 } objrt_howto;
 
 struct objrt_arch {
@@ -61,6 +76,8 @@ struct objrt_arch {
      * addend of PLT32/GOTPCREL corrects for the instruction length, P-relative); all of it
      * on AArch64, where the slot holds GDAT(S + A). */
     int64_t (*slot_addend)(const objrt_howto *h, int64_t addend);
+    /* Dynamic relocation types the TLS module (tls.c) asks glibc to resolve. */
+    uint32_t dyn_dtpmod, dyn_dtpoff, dyn_tpoff, dyn_tlsdesc;
 };
 
 /* The description of relocation `type`, or NULL when the backend does not know it. */

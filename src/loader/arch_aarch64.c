@@ -24,6 +24,7 @@ enum field {
     FLD_IMM14,      /* TBZ/TBNZ: bits 5-18 */
     FLD_ADR,        /* ADR, ADRP: immlo bits 29-30, immhi bits 5-23 */
     FLD_IMM12,      /* ADD (immediate), LDR/STR (unsigned offset): bits 10-21 */
+    FLD_IMM12_HI,   /* ADD (immediate, LSL #12): bits 12-23 of the value in bits 10-21 */
     FLD_MOVW,       /* MOVZ/MOVK as emitted: imm16 bits 5-20 */
     FLD_MOVW_NZ,    /* MOVZ or MOVN chosen by the sign of the value (signed forms) */
 };
@@ -33,7 +34,14 @@ enum field {
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)
 #define INSN(t, f, c, b, al, fld, sh) R(t, f, c, b, al, fld, sh, 4)
 #define LDST(n, sh)  INSN(LDST##n##_ABS_LO12_NC, F_ABS, C_NONE, 64, 1 << sh, FLD_IMM12, sh)
-#define TLS(t) [R_AARCH64_##t] = { "R_AARCH64_" #t, F_TLS, C_NONE, 0, 0, 0, 0, 0 }
+#define TLSG(t, f, c, b, al, fld, sh, k) \
+    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, 4, TLS_##k }
+#define TLSV(t, c, b, al, fld, sh, k) TLSG(t, F_ABS, c, b, al, fld, sh, k)
+/* TLSLD_LDSTn_DTPREL_LO12[_NC], TLSLE_LDSTn_TPREL_LO12[_NC]: 0 <= X < 2^12, scaled */
+#define TLSLDST(m, k, n, sh) \
+    TLSV(m##_LDST##n##_##k##_LO12, C_UNSIGNED, 12, 1 << sh, FLD_IMM12, sh, k), \
+    TLSV(m##_LDST##n##_##k##_LO12_NC, C_NONE, 64, 1 << sh, FLD_IMM12, sh, k)
+#define DYN(t) [R_AARCH64_##t] = { "R_AARCH64_" #t, F_TLS, C_NONE, 0, 0, 0, 0, 0, TLS_NO }
 
 static const objrt_howto aarch64_howtos[] = {
     R(NONE, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
@@ -78,32 +86,57 @@ static const objrt_howto aarch64_howtos[] = {
     INSN(MOVW_PREL_G2,    F_PCREL, C_SIGNED, 49, 0, FLD_MOVW_NZ, 32),
     INSN(MOVW_PREL_G2_NC, F_PCREL, C_NONE,   64, 0, FLD_MOVW, 32),
     INSN(MOVW_PREL_G3,    F_PCREL, C_NONE,   64, 0, FLD_MOVW_NZ, 48),
-    /* thread-local storage: known, refused */
-    TLS(TLSGD_ADR_PREL21), TLS(TLSGD_ADR_PAGE21), TLS(TLSGD_ADD_LO12_NC),
-    TLS(TLSGD_MOVW_G1), TLS(TLSGD_MOVW_G0_NC),
-    TLS(TLSLD_ADR_PREL21), TLS(TLSLD_ADR_PAGE21), TLS(TLSLD_ADD_LO12_NC), TLS(TLSLD_MOVW_G1),
-    TLS(TLSLD_MOVW_G0_NC), TLS(TLSLD_LD_PREL19), TLS(TLSLD_MOVW_DTPREL_G2),
-    TLS(TLSLD_MOVW_DTPREL_G1), TLS(TLSLD_MOVW_DTPREL_G1_NC), TLS(TLSLD_MOVW_DTPREL_G0),
-    TLS(TLSLD_MOVW_DTPREL_G0_NC), TLS(TLSLD_ADD_DTPREL_HI12), TLS(TLSLD_ADD_DTPREL_LO12),
-    TLS(TLSLD_ADD_DTPREL_LO12_NC), TLS(TLSLD_LDST8_DTPREL_LO12), TLS(TLSLD_LDST8_DTPREL_LO12_NC),
-    TLS(TLSLD_LDST16_DTPREL_LO12), TLS(TLSLD_LDST16_DTPREL_LO12_NC),
-    TLS(TLSLD_LDST32_DTPREL_LO12), TLS(TLSLD_LDST32_DTPREL_LO12_NC),
-    TLS(TLSLD_LDST64_DTPREL_LO12), TLS(TLSLD_LDST64_DTPREL_LO12_NC),
-    TLS(TLSLD_LDST128_DTPREL_LO12), TLS(TLSLD_LDST128_DTPREL_LO12_NC),
-    TLS(TLSIE_MOVW_GOTTPREL_G1), TLS(TLSIE_MOVW_GOTTPREL_G0_NC),
-    TLS(TLSIE_ADR_GOTTPREL_PAGE21), TLS(TLSIE_LD64_GOTTPREL_LO12_NC),
-    TLS(TLSIE_LD_GOTTPREL_PREL19),
-    TLS(TLSLE_MOVW_TPREL_G2), TLS(TLSLE_MOVW_TPREL_G1), TLS(TLSLE_MOVW_TPREL_G1_NC),
-    TLS(TLSLE_MOVW_TPREL_G0), TLS(TLSLE_MOVW_TPREL_G0_NC), TLS(TLSLE_ADD_TPREL_HI12),
-    TLS(TLSLE_ADD_TPREL_LO12), TLS(TLSLE_ADD_TPREL_LO12_NC), TLS(TLSLE_LDST8_TPREL_LO12),
-    TLS(TLSLE_LDST8_TPREL_LO12_NC), TLS(TLSLE_LDST16_TPREL_LO12), TLS(TLSLE_LDST16_TPREL_LO12_NC),
-    TLS(TLSLE_LDST32_TPREL_LO12), TLS(TLSLE_LDST32_TPREL_LO12_NC), TLS(TLSLE_LDST64_TPREL_LO12),
-    TLS(TLSLE_LDST64_TPREL_LO12_NC), TLS(TLSLE_LDST128_TPREL_LO12),
-    TLS(TLSLE_LDST128_TPREL_LO12_NC),
-    TLS(TLSDESC_LD_PREL19), TLS(TLSDESC_ADR_PREL21), TLS(TLSDESC_ADR_PAGE21),
-    TLS(TLSDESC_LD64_LO12), TLS(TLSDESC_ADD_LO12), TLS(TLSDESC_OFF_G1), TLS(TLSDESC_OFF_G0_NC),
-    TLS(TLSDESC_LDR), TLS(TLSDESC_ADD), TLS(TLSDESC_CALL),
-    TLS(TLS_DTPMOD), TLS(TLS_DTPREL), TLS(TLS_TPREL), TLS(TLSDESC),
+    /* thread-local storage: GOT forms reach the unit's TLS GOT entries (GTLSIDX, GLDM,
+     * GTPREL, GTLSDESC), DTPREL/TPREL forms the symbol's offset; never relaxed */
+    TLSG(TLSGD_ADR_PREL21,  F_GOT_PCREL,      C_SIGNED, 21, 0, FLD_ADR, 0, GD),
+    TLSG(TLSGD_ADR_PAGE21,  F_GOT_PAGE_PCREL, C_SIGNED, 33, 0, FLD_ADR, 12, GD),
+    TLSG(TLSGD_ADD_LO12_NC, F_GOT_ABS,        C_NONE,   64, 0, FLD_IMM12, 0, GD),
+    TLSG(TLSGD_MOVW_G1,     F_GOT_OFFSET,     C_SIGNED, 33, 0, FLD_MOVW_NZ, 16, GD),
+    TLSG(TLSGD_MOVW_G0_NC,  F_GOT_OFFSET,     C_NONE,   64, 0, FLD_MOVW, 0, GD),
+    TLSG(TLSLD_ADR_PREL21,  F_GOT_PCREL,      C_SIGNED, 21, 0, FLD_ADR, 0, LD),
+    TLSG(TLSLD_ADR_PAGE21,  F_GOT_PAGE_PCREL, C_SIGNED, 33, 0, FLD_ADR, 12, LD),
+    TLSG(TLSLD_ADD_LO12_NC, F_GOT_ABS,        C_NONE,   64, 0, FLD_IMM12, 0, LD),
+    TLSG(TLSLD_MOVW_G1,     F_GOT_OFFSET,     C_SIGNED, 33, 0, FLD_MOVW_NZ, 16, LD),
+    TLSG(TLSLD_MOVW_G0_NC,  F_GOT_OFFSET,     C_NONE,   64, 0, FLD_MOVW, 0, LD),
+    TLSG(TLSLD_LD_PREL19,   F_GOT_PCREL,      C_SIGNED, 21, 4, FLD_IMM19, 2, LD),
+    TLSV(TLSLD_MOVW_DTPREL_G2,    C_SIGNED,   49, 0, FLD_MOVW_NZ, 32, DTPREL),
+    TLSV(TLSLD_MOVW_DTPREL_G1,    C_SIGNED,   33, 0, FLD_MOVW_NZ, 16, DTPREL),
+    TLSV(TLSLD_MOVW_DTPREL_G1_NC, C_NONE,     64, 0, FLD_MOVW, 16, DTPREL),
+    TLSV(TLSLD_MOVW_DTPREL_G0,    C_SIGNED,   17, 0, FLD_MOVW_NZ, 0, DTPREL),
+    TLSV(TLSLD_MOVW_DTPREL_G0_NC, C_NONE,     64, 0, FLD_MOVW, 0, DTPREL),
+    TLSV(TLSLD_ADD_DTPREL_HI12,   C_UNSIGNED, 24, 0, FLD_IMM12_HI, 12, DTPREL),
+    TLSV(TLSLD_ADD_DTPREL_LO12,   C_UNSIGNED, 12, 0, FLD_IMM12, 0, DTPREL),
+    TLSV(TLSLD_ADD_DTPREL_LO12_NC, C_NONE,    64, 0, FLD_IMM12, 0, DTPREL),
+    TLSLDST(TLSLD, DTPREL, 8, 0), TLSLDST(TLSLD, DTPREL, 16, 1), TLSLDST(TLSLD, DTPREL, 32, 2),
+    TLSLDST(TLSLD, DTPREL, 64, 3), TLSLDST(TLSLD, DTPREL, 128, 4),
+    TLSG(TLSIE_MOVW_GOTTPREL_G1,     F_GOT_OFFSET,     C_SIGNED, 33, 0, FLD_MOVW_NZ, 16, IE),
+    TLSG(TLSIE_MOVW_GOTTPREL_G0_NC,  F_GOT_OFFSET,     C_NONE,   64, 0, FLD_MOVW, 0, IE),
+    TLSG(TLSIE_ADR_GOTTPREL_PAGE21,  F_GOT_PAGE_PCREL, C_SIGNED, 33, 0, FLD_ADR, 12, IE),
+    TLSG(TLSIE_LD64_GOTTPREL_LO12_NC, F_GOT_ABS,       C_NONE,   64, 8, FLD_IMM12, 3, IE),
+    TLSG(TLSIE_LD_GOTTPREL_PREL19,   F_GOT_PCREL,      C_SIGNED, 21, 4, FLD_IMM19, 2, IE),
+    TLSV(TLSLE_MOVW_TPREL_G2,    C_SIGNED,   49, 0, FLD_MOVW_NZ, 32, TPREL),
+    TLSV(TLSLE_MOVW_TPREL_G1,    C_SIGNED,   33, 0, FLD_MOVW_NZ, 16, TPREL),
+    TLSV(TLSLE_MOVW_TPREL_G1_NC, C_NONE,     64, 0, FLD_MOVW, 16, TPREL),
+    TLSV(TLSLE_MOVW_TPREL_G0,    C_SIGNED,   17, 0, FLD_MOVW_NZ, 0, TPREL),
+    TLSV(TLSLE_MOVW_TPREL_G0_NC, C_NONE,     64, 0, FLD_MOVW, 0, TPREL),
+    TLSV(TLSLE_ADD_TPREL_HI12,   C_UNSIGNED, 24, 0, FLD_IMM12_HI, 12, TPREL),
+    TLSV(TLSLE_ADD_TPREL_LO12,   C_UNSIGNED, 12, 0, FLD_IMM12, 0, TPREL),
+    TLSV(TLSLE_ADD_TPREL_LO12_NC, C_NONE,    64, 0, FLD_IMM12, 0, TPREL),
+    TLSLDST(TLSLE, TPREL, 8, 0), TLSLDST(TLSLE, TPREL, 16, 1), TLSLDST(TLSLE, TPREL, 32, 2),
+    TLSLDST(TLSLE, TPREL, 64, 3), TLSLDST(TLSLE, TPREL, 128, 4),
+    TLSG(TLSDESC_LD_PREL19,  F_GOT_PCREL,      C_SIGNED, 21, 4, FLD_IMM19, 2, DESC),
+    TLSG(TLSDESC_ADR_PREL21, F_GOT_PCREL,      C_SIGNED, 21, 0, FLD_ADR, 0, DESC),
+    TLSG(TLSDESC_ADR_PAGE21, F_GOT_PAGE_PCREL, C_SIGNED, 33, 0, FLD_ADR, 12, DESC),
+    TLSG(TLSDESC_LD64_LO12,  F_GOT_ABS,        C_NONE,   64, 8, FLD_IMM12, 3, DESC),
+    TLSG(TLSDESC_ADD_LO12,   F_GOT_ABS,        C_NONE,   64, 0, FLD_IMM12, 0, DESC),
+    TLSG(TLSDESC_OFF_G1,     F_GOT_OFFSET,     C_SIGNED, 33, 0, FLD_MOVW_NZ, 16, DESC),
+    TLSG(TLSDESC_OFF_G0_NC,  F_GOT_OFFSET,     C_NONE,   64, 0, FLD_MOVW, 0, DESC),
+    /* markers on the descriptor sequence's LDR, ADD and BLR: nothing to write */
+    R(TLSDESC_LDR, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
+    R(TLSDESC_ADD, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
+    R(TLSDESC_CALL, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
+    /* dynamic types: a linker's output, never an object's input */
+    DYN(TLS_DTPMOD), DYN(TLS_DTPREL), DYN(TLS_TPREL), DYN(TLSDESC),
 };
 
 static uint32_t insn_read(const uint8_t *loc)
@@ -166,6 +199,7 @@ static void aarch64_write(const objrt_howto *h, uint8_t *loc, uint64_t v)
     case FLD_IMM14:   insn_write(loc, insn_field(insn_read(loc), 5, 14, v >> sh)); return;
     case FLD_ADR:     insn_write(loc, encode_adr(insn_read(loc), v >> sh)); return;
     case FLD_IMM12:   insn_write(loc, insn_field(insn_read(loc), 10, 12, (v & 0xfff) >> sh)); return;
+    case FLD_IMM12_HI: insn_write(loc, insn_field(insn_read(loc), 10, 12, v >> 12)); return;
     case FLD_MOVW:    insn_write(loc, insn_field(insn_read(loc), 5, 16, v >> sh)); return;
     case FLD_MOVW_NZ: insn_write(loc, encode_movw_nz(insn_read(loc), v, sh)); return;
     }
@@ -201,4 +235,8 @@ const struct objrt_arch objrt_arch_aarch64 = {
     .write = aarch64_write,
     .emit_stub = aarch64_emit_stub,
     .slot_addend = aarch64_slot_addend,
+    .dyn_dtpmod = R_AARCH64_TLS_DTPMOD,
+    .dyn_dtpoff = R_AARCH64_TLS_DTPREL,
+    .dyn_tpoff = R_AARCH64_TLS_TPREL,
+    .dyn_tlsdesc = R_AARCH64_TLSDESC,
 };

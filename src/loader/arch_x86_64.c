@@ -10,7 +10,7 @@
 #include "loader/arch.h"
 
 #define R(t, f, c, b, sz) [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz }
-#define TLS(t) [R_X86_64_##t] = { "R_X86_64_" #t, F_TLS, C_NONE, 0, 0, 0, 0, 0 }
+#define TLS(t, f, c, b, sz, k) [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, k }
 
 static const objrt_howto x86_64_howtos[] = {
     R(NONE,          F_NONE,       C_NONE,     0,  0),
@@ -30,8 +30,19 @@ static const objrt_howto x86_64_howtos[] = {
     R(GOTPC64,       F_GOTPC,      C_NONE,     64, 8),
     R(GOT64,         F_GOT_OFFSET, C_NONE,     64, 8),
     R(PLTOFF64,      F_PLTOFF,     C_NONE,     64, 8),
-    TLS(DTPMOD64), TLS(DTPOFF64), TLS(TPOFF64), TLS(TLSGD), TLS(TLSLD), TLS(DTPOFF32),
-    TLS(GOTTPOFF), TLS(TPOFF32), TLS(GOTPC32_TLSDESC), TLS(TLSDESC_CALL), TLS(TLSDESC),
+    /* thread-local storage (psABI "Thread-Local Storage", Drepper's TLS document): the
+     * GOT forms reach the unit's TLS GOT entries, never relaxed to another model */
+    TLS(TLSGD,           F_GOT_PCREL, C_SIGNED, 32, 4, TLS_GD),
+    TLS(TLSLD,           F_GOT_PCREL, C_SIGNED, 32, 4, TLS_LD),
+    TLS(GOTTPOFF,        F_GOT_PCREL, C_SIGNED, 32, 4, TLS_IE),
+    TLS(GOTPC32_TLSDESC, F_GOT_PCREL, C_SIGNED, 32, 4, TLS_DESC),
+    TLS(TLSDESC_CALL,    F_NONE,      C_NONE,   0,  0, TLS_NO),     /* marks the call */
+    TLS(DTPOFF32,        F_ABS,       C_SIGNED, 32, 4, TLS_DTPREL),
+    TLS(DTPOFF64,        F_ABS,       C_NONE,   64, 8, TLS_DTPREL),
+    TLS(TPOFF32,         F_ABS,       C_SIGNED, 32, 4, TLS_TPREL),
+    TLS(TPOFF64,         F_ABS,       C_NONE,   64, 8, TLS_TPREL),
+    /* dynamic types: a linker's output, never an object's input */
+    TLS(DTPMOD64, F_TLS, C_NONE, 0, 0, TLS_NO), TLS(TLSDESC, F_TLS, C_NONE, 0, 0, TLS_NO),
 };
 
 static void x86_64_write(const objrt_howto *h, uint8_t *loc, uint64_t value)
@@ -71,4 +82,8 @@ const struct objrt_arch objrt_arch_x86_64 = {
     .write = x86_64_write,
     .emit_stub = x86_64_emit_stub,
     .slot_addend = x86_64_slot_addend,
+    .dyn_dtpmod = R_X86_64_DTPMOD64,
+    .dyn_dtpoff = R_X86_64_DTPOFF64,
+    .dyn_tpoff = R_X86_64_TPOFF64,
+    .dyn_tlsdesc = R_X86_64_TLSDESC,
 };

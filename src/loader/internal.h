@@ -6,6 +6,7 @@
  *   resolve.c  every undefined symbol bound; archive members pulled to a fixed point
  *   plan.c     exact layout: offsets, GOT and stub counts, groups, the placement window
  *   place.c    one reservation inside that window
+ *   tls.c      thread-local storage: the unit's TLS block as a module glibc manages
  *   relocate.c every relocation applied through the architecture's table (arch_*.c)
  *   protect.c  final permissions, icache, unwind registration (checked by eh_frame.c)
  *   init.c     constructors and destructors
@@ -152,6 +153,31 @@ typedef struct objrt_plan {
     size_t relocations;
 } objrt_plan;
 
+/* ---- thread-local storage (tls.c) ---- */
+typedef struct objrt_tls_entry { /* one TLS GOT entry; its bytes come from glibc */
+    uint8_t kind;               /* TLS_GD, TLS_LD, TLS_IE, TLS_DESC */
+    uint32_t gsym;              /* host symbol (global index), or OBJRT_NONE: the unit's */
+    uint64_t off;               /* the unit's block: symbol offset + addend */
+    int64_t addend;             /* host symbol: addend */
+    uint64_t at;                /* byte offset in the TLS part of the GOT */
+} objrt_tls_entry;
+
+typedef struct objrt_tls {
+    uint64_t size, filesz, align;   /* the unit's block: .tdata then .tbss */
+    bool static_needed;             /* IE or LE against the unit's block: static TLS */
+    bool le_used;                   /* LE: the block's offset from the thread pointer */
+    objrt_tls_entry *ents;
+    size_t nents, capents;
+    objrt_keymap map;               /* kind-tagged slot key -> entry index */
+    uint64_t got_bytes;             /* size of the TLS part of the GOT */
+    uint32_t *host;                 /* global indexes of host TLS symbols, in module order */
+    size_t nhost;
+    uint64_t block_tpoff;           /* filled by objrt_tls_load */
+    void *handle;                   /* dlopen handle of the TLS module, until the unit owns it */
+    int fd;                         /* its memfd (valid with handle) */
+} objrt_tls;
+
+
 /* ---- one load in progress ---- */
 typedef struct objrt_link {
     objrt_ctx *ctx;
@@ -169,6 +195,7 @@ typedef struct objrt_link {
     bool dry_run;               /* layout report: compute, check, never write */
     size_t stubs_used;          /* calls that went through a stub */
     struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
+    objrt_tls tls;
 } objrt_link;
 
 /* ---- what stays after a load (unit.c) ---- */
@@ -194,6 +221,8 @@ struct objrt_unit {
     objrt_stats stats;
     bool finalized;
     struct objrt_unitinfo *info; /* inputs, sections, symbols, dependencies (unitinfo.h) */
+    void *tls_module;           /* dlopen handle of the unit's TLS module, or NULL */
+    int tls_fd;                 /* the module's memfd, open while it is loaded */
 };
 
 /* ---- the context (api.c) ---- */
@@ -227,6 +256,22 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
 int objrt_init_arrays_check(objrt_link *l);    /* init.c, called by the plan */
 void objrt_run_fns(const objrt_fnlist *fns);
 void objrt_unprotect_release(objrt_unit *u);
+
+/* Is section shndx of o thread-local data of the image (.tdata, .tbss)? */
+/* Thread-local storage (tls.c). */
+bool objrt_sec_is_tls(const objrt_obj *o, size_t shndx);
+/* plan: place the unit's TLS sections in its block (offsets into o->sec_off). */
+int objrt_tls_layout(objrt_link *l);
+/* plan: a TLS relocation; reserves its GOT entry. */
+int objrt_tls_note(objrt_link *l, const objrt_obj *o, size_t target, const Elf64_Rela *r,
+                   const objrt_howto *h);
+/* after place, before relocate: relocate the TLS image, build and open the TLS module,
+ * fill the TLS part of the GOT. */
+int objrt_tls_load(objrt_link *l);
+/* relocate: the value of a TLS relocation (0, or -1 with *why set). */
+int objrt_tls_value(const objrt_link *l, const objrt_obj *o, const Elf64_Rela *r,
+                    const objrt_howto *h, uint64_t P, uint64_t *v, const char **why);
+void objrt_tls_release(objrt_tls *t);
 
 /* Shared helpers */
 bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target);

@@ -123,9 +123,8 @@ static int select_sections(objrt_link *l, objrt_obj *o)
         const Elf64_Shdr *s = &o->sh[i];
         if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP)
             continue;
-        if ((s->sh_flags & SHF_TLS) && s->sh_size)
-            return objrt_fail(l->ctx, "%s: section %s: thread-local storage is not supported yet",
-                              o->name, objrt_sec_name(o, i));
+        if (objrt_sec_is_tls(o, i))
+            continue;                       /* the TLS block, not the image (tls.c) */
         bool eh = is_eh_frame(o, i);
         if (eh && check_eh_frame(l, o, i))
             return -1;
@@ -230,12 +229,18 @@ static int count_slots(objrt_link *l, objrt_obj *o)
             if (!h)
                 return reloc_error(l, o, target, &r[k], "unsupported relocation type");
             if (h->formula == F_TLS)
-                return reloc_error(l, o, target, &r[k],
-                                   "thread-local storage relocations are not supported yet");
+                return reloc_error(l, o, target, &r[k], "a dynamic thread-local relocation "
+                                   "has no meaning in a relocatable object");
             if (r[k].r_offset > o->sh[target].sh_size ||
                 h->size > o->sh[target].sh_size - r[k].r_offset ||
                 (o->sh[target].sh_type == SHT_NOBITS && h->size))
                 return reloc_error(l, o, target, &r[k], "offset lies outside the section");
+            if (h->tls && objrt_tls_note(l, o, target, &r[k], h))
+                return -1;                  /* thread-local: tls.c reserves its GOT entry */
+            if (h->tls || h->formula == F_NONE) {   /* markers (TLSDESC_CALL) name TLS too */
+                p->relocations++;
+                continue;
+            }
             if (!target_is_placed(l, o, sym))
                 return reloc_error(l, o, target, &r[k], "symbol is in a section that is not loaded");
             bool fixed = objrt_sym_is_fixed(l, o, sym);
@@ -463,7 +468,7 @@ int objrt_plan_layout(objrt_link *l)
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
             return -1;
-    if (add_commons(l))
+    if (add_commons(l) || objrt_tls_layout(l))
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
@@ -472,9 +477,10 @@ int objrt_plan_layout(objrt_link *l)
             return -1;
     if (p->stubs && add_stubs(l))
         return -1;
-    if ((p->got_slots || p->got_base_used) &&
-        add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0,
-                                  8 * (uint64_t)(p->got_slots ? p->got_slots : 1), 8 }))
+    /* address slots, then the thread-local entries (tls.c) */
+    uint64_t got_size = 8 * (uint64_t)p->got_slots + l->tls.got_bytes;
+    if ((got_size || p->got_base_used) &&
+        add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0, got_size ? got_size : 8, 8 }))
         return -1;
     if (assign_offsets(l))
         return -1;

@@ -132,10 +132,16 @@ static int apply(objrt_link *l, site *s)
     uint64_t v = 0;
     if (s->h->formula == F_NONE)
         return 0;
-    if (objrt_sym_addr(l, s->o, ELF64_R_SYM(s->r->r_info), &s->S, &s->fixed))
-        return site_error(l, s, 0, "symbol is in a section that is not loaded");
-    if (compute(l, s, &v))
-        return -1;
+    if (s->h->tls) {                        /* thread-local: values from tls.c */
+        const char *why;
+        if (objrt_tls_value(l, s->o, s->r, s->h, s->P, &v, &why))
+            return site_error(l, s, 0, why);
+    } else {
+        if (objrt_sym_addr(l, s->o, ELF64_R_SYM(s->r->r_info), &s->S, &s->fixed))
+            return site_error(l, s, 0, "symbol is in a section that is not loaded");
+        if (compute(l, s, &v))
+            return -1;
+    }
     if (!objrt_value_fits(s->h, v)) {
         char what[96];
         if (s->h->align > 1 && (v & (uint64_t)(s->h->align - 1)))   /* LDSTn scale, branches */

@@ -186,6 +186,13 @@ static int bind_outside(objrt_link *l)
         objrt_gsym *s = &l->gsyms[g];
         if (s->state != G_UNDEF || bind_special(s))
             continue;
+        if (ELF64_ST_TYPE(l->objs[s->obj]->syms[s->sym].st_info) == STT_TLS) {
+            /* glibc binds it when it loads the unit's TLS module (tls.c); dlsym here would
+             * allocate the block in this thread and forbid static TLS for it */
+            s->state = G_EXTERNAL;
+            s->host_func = 0;
+            continue;
+        }
         void *addr = objrt_lookup_external(l->ctx, s->name);
         if (!addr && s->strong_ref)
             return objrt_fail(l->ctx, "%s: undefined symbol '%s'", first_referrer(l, (uint32_t)g),
