@@ -84,6 +84,8 @@ static int tls_target(const objrt_link *l, const objrt_obj *o, size_t sym, uint3
     if (sym >= o->first_global) {
         uint32_t gi = o->gsym[sym - o->first_global];
         const objrt_gsym *s = &l->gsyms[gi];
+        if (s->state != G_DEF && strcmp(s->name, "_TLS_MODULE_BASE_") == 0)
+            return 0;                       /* ld's name for the start of the unit's block */
         if (s->state == G_EXTERNAL) {
             if (ELF64_ST_TYPE(o->syms[sym].st_info) != STT_TLS) {
                 *why = "the symbol is not thread-local (STT_TLS)";

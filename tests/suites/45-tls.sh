@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# 45-tls: thread-local storage, glibc's non-shared functions, real libraries that need them.
+#
+# TLS fixtures (tests/tls/) are compiled per compiler, code model (-fPIC/-fPIE/-fno-pic),
+# TLS model and dialect; each build is linked natively and run, then run by objrt, and
+# stdout and exit status must be identical. Each build must also contain the relocation
+# types of its model (so the matrix really covers GD, LD, IE, LE and descriptors). Host
+# programs check what `objrt run` cannot: threads that existed before the load, blocks
+# released at thread exit, the static TLS surplus (its clear error is the negative
+# control), load/unload cycles. Negative controls: TLS relocations objrt must refuse.
+# Configs: x86_64 (all), x86_64:asan (a subset), aarch64 (no threads: qemu-user hangs).
+set -u
+. tests/lib.sh
+
+case "$TARGET:$SAN" in
+x86_64:|x86_64:asan|aarch64:) ;;
+*) exit 0 ;;
+esac
+T=tests/tls
+W=$TMP
+LIMIT=${OBJRT_TEST_TIMEOUT:-120}
+oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
+
+# run_to PREFIX CMD...: stdout, stderr and status of CMD into PREFIX.{out,err,rc}.
+run_to() {
+    local p=$1; shift
+    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
+    echo $? >"$p.rc"
+}
+
+# same NAME EXPECTED ACTUAL: PASS when stdout and status match.
+same() {
+    if ! cmp -s "$2.out" "$3.out"; then
+        fail "$1: stdout differs: $(diff "$2.out" "$3.out" | grep -m 2 '^[<>]' | tr '\n' ' ') | $(oneline "$(cat "$3.err")")"
+    elif [ "$(cat "$2.rc")" != "$(cat "$3.rc")" ]; then
+        fail "$1: status $(cat "$3.rc"), expected $(cat "$2.rc"): $(oneline "$(cat "$3.err")")"
+    else
+        pass "$1"
+    fi
+}
+
+# has_relocs OBJ... -- PATTERN: the objects' relocations include PATTERN (extended regex).
+has_relocs() {
+    local objs=() pat
+    while [ "$1" != -- ]; do objs+=("$1"); shift; done
+    pat=$2
+    readelf -rW "${objs[@]}" 2>/dev/null | grep -Eq "$pat"
+}
+
+NATIVE_CC=$GCC
+THREADS=1
+[ "$TARGET" = aarch64 ] && THREADS=0
+
+# ---- the model matrix -------------------------------------------------------------------
+# matrix NAME CC PIC RELOC_PATTERN FLAGS...
+matrix() {
+    local name=$1 cc=$2 pic=$3 pat=$4; shift 4
+    local d=$W/m-$name nopie=
+    mkdir -p "$d"
+    [ "$pic" = -fno-pic ] && nopie=-no-pie
+    local defs=()
+    [ $THREADS = 0 ] && defs=(-DNO_THREADS)
+    for f in tls_main tls_probe tls_other; do
+        # shellcheck disable=SC2086
+        if ! $cc -O1 $pic "$@" "${defs[@]}" -c "$T/$f.c" -o "$d/$f.o" 2>"$d/cc.err"; then
+            fail "tls $name: compile: $(oneline "$(cat "$d/cc.err")")"; return
+        fi
+    done
+    if ! has_relocs "$d"/tls_*.o -- "$pat"; then
+        fail "tls $name: the objects have no $pat relocation: the model is not exercised"; return
+    fi
+    # shellcheck disable=SC2086
+    if ! $NATIVE_CC $nopie "$d"/tls_*.o -o "$d/native" -lpthread 2>"$d/ld.err"; then
+        fail "tls $name: native link: $(oneline "$(cat "$d/ld.err")")"; return
+    fi
+    # shellcheck disable=SC2086
+    run_to "$d/n" $RUN "$d/native"
+    # shellcheck disable=SC2086
+    run_to "$d/o" $OBJRT run "$d/tls_main.o" "$d/tls_probe.o" "$d/tls_other.o"
+    same "tls $name vs native" "$d/n" "$d/o"
+}
+
+if [ "$TARGET" = x86_64 ]; then
+    matrix gcc-pic-gd         "$GCC"   -fPIC    'R_X86_64_TLSGD'
+    matrix gcc-pic-desc       "$GCC"   -fPIC    'R_X86_64_GOTPC32_TLSDESC' -mtls-dialect=gnu2
+    matrix gcc-pic-ld         "$GCC"   -fPIC    'R_X86_64_TLSLD.*|R_X86_64_DTPOFF32' -ftls-model=local-dynamic
+    matrix gcc-pic-ie         "$GCC"   -fPIC    'R_X86_64_GOTTPOFF' -ftls-model=initial-exec
+    if [ -z "$SAN" ]; then
+        matrix gcc-pic-ld-desc "$GCC"  -fPIC    'R_X86_64_GOTPC32_TLSDESC' -ftls-model=local-dynamic -mtls-dialect=gnu2
+        matrix gcc-pic-le     "$GCC"   -fPIC    'R_X86_64_TPOFF32' -ftls-model=local-exec
+        matrix gcc-pie        "$GCC"   -fPIE    'R_X86_64_TPOFF32'
+        matrix gcc-nopic      "$GCC"   -fno-pic 'R_X86_64_TPOFF32'
+        matrix clang-pic-gd   "$CLANG" -fPIC    'R_X86_64_TLSGD'
+        matrix clang-pic-ld   "$CLANG" -fPIC    'R_X86_64_TLSLD' -ftls-model=local-dynamic
+        matrix clang-pic-ie   "$CLANG" -fPIC    'R_X86_64_GOTTPOFF' -ftls-model=initial-exec
+        matrix clang-pic-le   "$CLANG" -fPIC    'R_X86_64_TPOFF32' -ftls-model=local-exec
+        matrix clang-pie      "$CLANG" -fPIE    'R_X86_64_TPOFF32'
+        matrix clang-nopic    "$CLANG" -fno-pic 'R_X86_64_TPOFF32'
+    fi
+else
+    matrix gcc-pic-desc   "$GCC"   -fPIC    'R_AARCH64_TLSDESC_ADR_PAGE21'
+    matrix gcc-pic-gd     "$GCC"   -fPIC    'R_AARCH64_TLSGD_ADR_PAGE21' -mtls-dialect=trad
+    matrix gcc-pic-ie     "$GCC"   -fPIC    'R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21' -ftls-model=initial-exec
+    matrix gcc-pic-le     "$GCC"   -fPIC    'R_AARCH64_TLSLE_ADD_TPREL_HI12' -ftls-model=local-exec
+    matrix gcc-pie        "$GCC"   -fPIE    'R_AARCH64_TLSLE_ADD_TPREL'
+    matrix gcc-nopic      "$GCC"   -fno-pic 'R_AARCH64_TLSLE_ADD_TPREL'
+    matrix gcc-pic-le-g2  "$GCC"   -fPIC    'R_AARCH64_TLSLE_MOVW_TPREL_G1' -ftls-model=local-exec -mtls-size=32
+    matrix clang-pic-desc "$CLANG" -fPIC    'R_AARCH64_TLSDESC_ADR_PAGE21'
+    matrix clang-pic-ie   "$CLANG" -fPIC    'R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21' -ftls-model=initial-exec
+    matrix clang-pie      "$CLANG" -fPIE    'R_AARCH64_TLSLE_ADD_TPREL'
+fi
+
+# ---- host programs: threads before the load, thread exit, static TLS surplus ------------
+if [ "$TARGET" = x86_64 ]; then
+    H=$W/host
+    mkdir -p "$H"
+    SANFLAGS=
+    [ "$SAN" = asan ] && SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+    # shellcheck disable=SC2086
+    if gcc -O1 $SANFLAGS -Iinclude "$T/tls_host.c" -o "$H/host" "$BUILD/libobjrt.a" -ldl -lpthread 2>"$H/err"; then
+        # host_probe NAME FLAGS...: pre-existing and new threads, objrt vs the native host
+        host_probe() {
+            local name=$1 d=$H/$1; shift
+            mkdir -p "$d"
+            gcc -O1 "$@" -c "$T/tls_probe.c" -o "$d/p.o" && gcc -O1 "$@" -c "$T/tls_other.c" -o "$d/q.o" &&
+                gcc -DNATIVE -O1 $SANFLAGS -Iinclude "$T/tls_host.c" "$d/p.o" "$d/q.o" -o "$d/native" \
+                    "$BUILD/libobjrt.a" -ldl -lpthread 2>"$d/err" ||
+                { fail "tls host $name: build: $(oneline "$(cat "$d/err")")"; return; }
+            run_to "$d/n" "$d/native"
+            run_to "$d/o" "$H/host" "$d/p.o" "$d/q.o"
+            same "tls host $name: threads before and after the load vs native" "$d/n" "$d/o"
+        }
+        host_probe gd -fPIC
+        host_probe desc -fPIC -mtls-dialect=gnu2
+        host_probe ie -fPIC -ftls-model=initial-exec
+        host_probe le -fPIC -ftls-model=local-exec
+
+        # a 1 MiB block per thread (dynamic TLS): visible while 32 threads live, gone after
+        # (glibc's malloc statistics: not under ASan, whose allocator replaces malloc)
+        gcc -O1 -fPIC -c "$T/tls_big.c" -o "$H/big.o"
+        if [ -z "$SAN" ]; then
+            run_to "$H/exit" "$H/host" --exit "$H/big.o"
+            if [ "$(cat "$H/exit.rc")" = 0 ]; then pass "tls thread exit releases the blocks ($(cat "$H/exit.out"))"
+            else fail "tls thread exit releases the blocks: $(oneline "$(cat "$H/exit.out" "$H/exit.err")")"; fi
+        fi
+
+        # the same block with initial-exec needs static TLS: refused with the remedy named
+        gcc -O1 -fPIC -ftls-model=initial-exec -c "$T/tls_big.c" -o "$H/bigie.o"
+        expect_fail "tls initial-exec beyond the static surplus: clear error" \
+            "static TLS block.*-ftls-model=global-dynamic" "$H/host" --exit "$H/bigie.o"
+
+        # many initial-exec units at once fill the surplus; global-dynamic ones never do
+        run_to "$H/hold-ie" "$H/host" --hold 100 "$H/ie/p.o" "$H/ie/q.o"
+        run_to "$H/hold-gd" "$H/host" --hold 100 "$H/gd/p.o" "$H/gd/q.o"
+        held_ie=$(sed -n 's/^held: \([0-9]*\) of.*/\1/p' "$H/hold-ie.out")
+        if [ -n "$held_ie" ] && [ "$held_ie" -ge 4 ] && [ "$held_ie" -lt 100 ] &&
+           grep -q "static TLS" "$H/hold-ie.err" && grep -q "^held: 100 of 100" "$H/hold-gd.out"; then
+            pass "tls static surplus: $held_ie initial-exec units held at once, 100 global-dynamic"
+        else
+            fail "tls static surplus: IE '$(cat "$H/hold-ie.out")' GD '$(cat "$H/hold-gd.out")' $(oneline "$(cat "$H/hold-ie.err")")"
+        fi
+        # unloading gives the surplus back: more cycles than the surplus holds at once
+        run_to "$H/cyc" "$H/host" --cycles 500 "$H/ie/p.o" "$H/ie/q.o"
+        if grep -q "^cycles: 500 of 500" "$H/cyc.out"; then pass "tls 500 initial-exec load/unload cycles"
+        else fail "tls 500 initial-exec load/unload cycles: $(oneline "$(cat "$H/cyc.out" "$H/cyc.err")")"; fi
+    else
+        fail "tls host build: $(oneline "$(cat "$H/err")")"
+    fi
+fi
+
+# ---- libstdc++'s own thread-locals: std::call_once ------------------------------------------
+if [ $THREADS = 1 ]; then
+    for v in "g++ -fPIC" "g++ -fPIE" "clang++ -fPIC"; do
+        d=$W/once-${v// /}
+        mkdir -p "$d"
+        # shellcheck disable=SC2086
+        if ! $v -O1 -c "$T/once.cc" -o "$d/once.o" 2>"$d/err" || ! g++ "$d/once.o" -o "$d/native" 2>>"$d/err"; then
+            fail "tls std::call_once ($v): build: $(oneline "$(cat "$d/err")")"; continue
+        fi
+        run_to "$d/n" "$d/native"
+        # shellcheck disable=SC2086
+        run_to "$d/o" $OBJRT run -l stdc++ "$d/once.o"
+        if has_relocs "$d/once.o" -- '(GOTTPOFF|TLSGD|TLSDESC).*__once_call'; then
+            same "tls std::call_once ($v) binds libstdc++'s __once_callable" "$d/n" "$d/o"
+        else
+            fail "tls std::call_once ($v): no TLS relocation against __once_callable"
+        fi
+    done
+fi
+
+# ---- negative controls: what objrt must refuse -----------------------------------------------
+N=$W/neg
+mkdir -p "$N"
+# neg NAME PATTERN C_SOURCE [CFLAGS...]: compile, expect `objrt run` to fail with PATTERN
+neg() {
+    local name=$1 pat=$2 src=$3; shift 3
+    printf '%s\n' "$src" >"$N/$name.c"
+    # shellcheck disable=SC2086
+    if ! $GCC -O1 "$@" -c "$N/$name.c" -o "$N/$name.o" 2>"$N/$name.cc"; then
+        fail "tls refuses $name: compile: $(oneline "$(cat "$N/$name.cc")")"; return
+    fi
+    # shellcheck disable=SC2086
+    expect_fail "tls refuses $name" "$pat" $OBJRT run "$N/$name.o"
+}
+neg undefined "nowhere_tls" \
+    'extern __thread int nowhere_tls; int main(void) { return nowhere_tls; }' -fPIC
+neg local-exec-host "local-exec.*host" \
+    'extern __thread int host_tls __attribute__((tls_model("local-exec"))); int main(void) { return host_tls; }' -fPIC
+if [ "$TARGET" = x86_64 ]; then
+    # hand-written forms no compiler emits
+    asm_neg() {
+        local name=$1 pat=$2 src=$3
+        printf '%s\n' "$src" >"$N/$name.s"
+        if ! $GCC -c "$N/$name.s" -o "$N/$name.o" 2>"$N/$name.cc"; then
+            fail "tls refuses $name: assemble: $(oneline "$(cat "$N/$name.cc")")"; return
+        fi
+        # shellcheck disable=SC2086
+        expect_fail "tls refuses $name" "$pat" $OBJRT run "$N/$name.o"
+    }
+    asm_neg ie-on-plain-data "plain.*not in a thread-local section" \
+        '.data
+plain: .long 1
+.text
+.globl main
+main: .byte 0x48, 0x8b, 0x05            # movq plain@gottpoff(%rip), %rax
+      .reloc ., R_X86_64_GOTTPOFF, plain-4
+      .long 0
+      ret'
+    asm_neg pcrel-in-tdata "only absolute addresses can be relocated in thread-local data" \
+        '.section .tdata,"awT",@progbits
+v: .long main - .
+.text
+.globl main
+main: movl %fs:v@tpoff, %eax
+      ret'
+    asm_neg dynamic-type "dynamic thread-local relocation" \
+        '.section .tbss,"awT",@nobits
+v: .zero 4
+.data
+.reloc ., R_X86_64_DTPMOD64, v
+.quad 0
+.text
+.globl main
+main: xorl %eax, %eax
+      ret'
+fi
+
+# ---- glibc's non-shared functions, bound per unit ----------------------------------------
+if [ "$TARGET" = x86_64 ]; then
+    S=$W/nonshared
+    mkdir -p "$S"
+    # shellcheck disable=SC2086
+    if gcc -O1 -fPIC -c "$T/nonshared_unit.c" -o "$S/u.o" 2>"$S/err" &&
+       gcc -O1 ${SANFLAGS:-} -Iinclude "$T/nonshared_host.c" -o "$S/host" "$BUILD/libobjrt.a" -ldl -lpthread 2>>"$S/err"; then
+        run_to "$S/keep" "$S/host" "$S/u.o" keep
+        run_to "$S/unload" "$S/host" "$S/u.o" unload
+        printf 'atfork child\natfork child\nend\nat_quick_exit\n' >"$S/keep.want"
+        printf 'atfork child\nunload\natexit\nend\n' >"$S/unload.want"
+        # keep is the control: the handlers do run while the unit is loaded
+        for m in keep unload; do
+            if cmp -s "$S/$m.want" "$S/$m.out" && [ "$(cat "$S/$m.rc")" = 3 ]; then
+                pass "pthread_atfork, at_quick_exit, atexit bound to the unit ($m)"
+            else
+                fail "pthread_atfork, at_quick_exit, atexit bound to the unit ($m): status $(cat "$S/$m.rc"), output $(tr '\n' '|' <"$S/$m.out") $(oneline "$(cat "$S/$m.err")")"
+            fi
+        done
+    else
+        fail "nonshared host build: $(oneline "$(cat "$S/err")")"
+    fi
+fi
