@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(gcc clang make binutils python3 libc6-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # AArch64 cross build and emulation
       python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
+      python3-numpy                                           # reference results and .npy files for objrt call
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts

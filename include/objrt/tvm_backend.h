@@ -103,6 +103,67 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *arg_values, int *type_codes, i
 int TVMBackendRegisterSystemLibSymbol(const char *name, void *ptr);
 int TVMBackendRunOnce(void **handle, int (*f)(void *), void *cdata, int nbytes);
 
+/* ---- TVM C host API (include/tvm/runtime/c_runtime_api.h) ----
+ *
+ * What a host program written against TVM's C runtime API calls; such a program runs on
+ * objrt by relinking with libobjrt. Tensors are CPU only (device_type kDLCPU, device_id 0).
+ *
+ * TVMArrayAlloc allocates a DLTensor with C-order shape and no strides; its data is
+ * aligned to OBJRT_TENSOR_ALIGN (TVM's kAllocAlignment) and zero-filled. dtype_bits must
+ * be 1 (bool) or a multiple of 8; an element takes (bits * lanes + 7) / 8 bytes. The
+ * handle is the DLTensor itself (as in TVM), freed with TVMArrayFree. CopyFromBytes /
+ * CopyToBytes copy exactly the tensor's size: nbytes must equal it.
+ *
+ * TVMFuncGetGlobal finds a host function registered with objrt_register_packed and the
+ * built-in "runtime.SystemLib". Calling that one (with no argument, or a kTVMStr prefix)
+ * returns, as kTVMModuleHandle, the system library: every system-lib registration made by
+ * constructors of the host program itself and of loaded units (a unit's own prefix
+ * honoured), searched as "<prefix>name" then "name", host first, then units latest first.
+ * objrt_tvm_module(unit) is the module handle of one loaded unit, the same pointer its
+ * __tvm_module_ctx holds. TVMModGetFunction looks a name up in a module (registrations,
+ * then the unit's exported symbols, then host functions; "__tvm_main__" means the function
+ * that string names) and sets *out to NULL, returning 0, when it is absent.
+ *
+ * Lifetimes: module and function handles belong to their unit and stay valid until
+ * objrt_unload(); the system library and host functions live as long as the process.
+ * TVMFuncFree and TVMModFree therefore release nothing; they accept any handle objrt
+ * returned (and NULL) and return 0.
+ */
+typedef int64_t tvm_index_t;
+typedef DLTensor *TVMArrayHandle;
+typedef void *TVMModuleHandle;
+
+int TVMArrayAlloc(const tvm_index_t *shape, int ndim, int dtype_code, int dtype_bits,
+                  int dtype_lanes, int device_type, int device_id, TVMArrayHandle *out);
+int TVMArrayFree(TVMArrayHandle handle);
+int TVMArrayCopyFromBytes(TVMArrayHandle handle, void *data, size_t nbytes);
+int TVMArrayCopyToBytes(TVMArrayHandle handle, void *data, size_t nbytes);
+int TVMFuncGetGlobal(const char *name, TVMFunctionHandle *out);
+int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_imports,
+                      TVMFunctionHandle *out);
+int TVMFuncFree(TVMFunctionHandle func);
+int TVMModFree(TVMModuleHandle mod);
+
+/* The module handle of a loaded unit (NULL, last error set, for a unit objrt does not know). */
+TVMModuleHandle objrt_tvm_module(objrt_unit *unit);
+
+/* Bytes of a CPU tensor's data (elements * element size), or -1 when the shape or dtype is
+ * invalid or the product overflows. */
+int64_t objrt_tensor_nbytes(const DLTensor *t);
+
+/* ---- AOT entry points (TVM's AOT executor, C interface, "unpacked" API) ----
+ *
+ * TVM emits int32_t tvmgen_<name>_run(struct tvmgen_<name>_inputs *, struct
+ * tvmgen_<name>_outputs *), each struct being one void * data pointer per tensor, in the
+ * order of the model's inputs and outputs. objrt_aot_run calls entry `name` (a symbol or
+ * system-lib registration of `unit`) with those pointers taken from the given tensors.
+ * Raw pointers carry no shape: the caller must pass tensors of the sizes the model was
+ * compiled for. Returns the entry's result (0 on success), or -1 with the last error set
+ * when the entry is missing or an argument is NULL; on a nonzero result the last error is
+ * the kernel's. Entries taking workspace-pool or device structs are not supported. */
+int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
+                  DLTensor *const *outputs, int noutputs);
+
 /* ---- objrt native API for the same services ---- */
 
 #define OBJRT_WS_ALIGN 128     /* every workspace pointer (TVM v0.7-v0.9 kTempAllocaAlignment) */

@@ -23,6 +23,7 @@
 static const char usage[] =
     "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]\n"
     "       objrt layout [-l LIB]... [--page-size N] FILE...\n"
+    "       objrt call FILE... [-f FUNC] [--in X.npy]... [--out NAME=DTYPE[SHAPE]]... (call --help)\n"
     "       objrt --version | --help\n"
     "\n"
     "run     link the ELF relocatable objects and ar archives FILE... as one unit in this\n"
@@ -226,6 +227,8 @@ static int cmd_layout(int argc, char **argv)
     return rc ? EXIT_OBJRT : 0;
 }
 
+int cmd_call(int argc, char **argv);   /* call.c */
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -238,6 +241,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "call") == 0)
+        return cmd_call(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "layout") == 0)
         return cmd_layout(argc - 2, argv + 2);
     if (argc >= 2)

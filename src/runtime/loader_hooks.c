@@ -16,6 +16,9 @@ static const struct { const char *name; void *addr; } exported[] = {
     ENTRY(objrt_ws_reserved_bytes), ENTRY(objrt_parallel_launch),
     ENTRY(objrt_parallel_barrier), ENTRY(objrt_num_threads), ENTRY(objrt_set_num_threads),
     ENTRY(objrt_set_last_error), ENTRY(objrt_last_error), ENTRY(objrt_register_packed),
+    ENTRY(TVMArrayAlloc), ENTRY(TVMArrayFree), ENTRY(TVMArrayCopyFromBytes),
+    ENTRY(TVMArrayCopyToBytes), ENTRY(TVMFuncGetGlobal), ENTRY(TVMModGetFunction),
+    ENTRY(TVMFuncFree), ENTRY(TVMModFree),
 };
 
 /* DSO mode: the object defines these zero-initialised slots and calls through them. */

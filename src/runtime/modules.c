@@ -13,6 +13,7 @@
 
 static rt_module host_module;
 static rt_module *modules;                 /* loaded units, latest first */
+static rt_module *syslibs;                 /* runtime.SystemLib views, one per prefix */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread rt_module *tl_initialising;
 
@@ -29,6 +30,9 @@ static int known_locked(const rt_module *mod)
     if (mod == &host_module)
         return 1;
     for (rt_module *m = modules; m; m = m->next)
+        if (m == mod)
+            return 1;
+    for (rt_module *m = syslibs; m; m = m->next)
         if (m == mod)
             return 1;
     return 0;
@@ -99,6 +103,25 @@ static rt_func *handle_locked(rt_module *m, const char *name, TVMBackendPackedCF
     return f;
 }
 
+/* A system library's registration `name`: the host's, then each unit's (latest first);
+ * with the library's prefix, "<prefix>name" only, else as each module registered it. */
+static void *syslib_find_locked(const rt_module *lib, const char *name, rt_module **owner)
+{
+    char full[512];
+    void *p;
+    if (lib->prefix[0] && (size_t)snprintf(full, sizeof full, "%s%s", lib->prefix, name) >= sizeof full)
+        return NULL;
+    for (rt_module *m = &host_module; m; m = m == &host_module ? modules : m->next) {
+        rt_sym *s = lib->prefix[0] ? sym_find(m->syms, full) : NULL;
+        p = lib->prefix[0] ? (s ? s->ptr : NULL) : registered_locked(m, name);
+        if (p) {
+            *owner = m;
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* Where a unit's code finds `name`: its registrations, its own symbols, then the host's.
  * objrt_unit_sym() is called without our lock held: the loader calls our hooks with its
  * own lock held, so holding ours across a call into it could deadlock. */
@@ -108,6 +131,12 @@ static rt_func *lookup(rt_module *m, const char *name)
     rt_func *f = NULL;
     void *fn;
     pthread_mutex_lock(&lock);
+    if (m->syslib) {
+        fn = syslib_find_locked(m, name, &owner);
+        f = fn ? handle_locked(owner, name, (TVMBackendPackedCFunc)fn) : NULL;
+        pthread_mutex_unlock(&lock);
+        return f;
+    }
     fn = registered_locked(m, name);
     pthread_mutex_unlock(&lock);
     if (!fn && m->unit)
@@ -256,6 +285,88 @@ TVMBackendPackedCFunc objrt_tvm_func_ptr(TVMFunctionHandle f)
 const char *objrt_tvm_func_name(TVMFunctionHandle f)
 {
     return f ? ((rt_func *)f)->name : "";
+}
+
+TVMModuleHandle objrt_tvm_module(objrt_unit *unit)
+{
+    rt_module *m;
+    pthread_mutex_lock(&lock);
+    m = find_unit_locked(unit);
+    pthread_mutex_unlock(&lock);
+    if (!m)
+        objrt_set_last_error("objrt_tvm_module: %p is not a loaded unit", (void *)unit);
+    return m;
+}
+
+/* ---- for host_api.c ---- */
+
+rt_module *rt_syslib(const char *prefix)
+{
+    rt_module *m;
+    size_t len = strlen(prefix);
+    if (len >= sizeof m->prefix)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    for (m = syslibs; m; m = m->next)
+        if (strcmp(m->prefix, prefix) == 0)
+            break;
+    if (!m && (m = calloc(1, sizeof *m))) {
+        m->syslib = 1;
+        memcpy(m->prefix, prefix, len + 1);
+        m->next = syslibs;
+        syslibs = m;
+    }
+    pthread_mutex_unlock(&lock);
+    return m;
+}
+
+rt_func *rt_module_lookup(rt_module *m, const char *name)
+{
+    return lookup(m, name);
+}
+
+int rt_module_known(const void *mod)
+{
+    int known;
+    pthread_mutex_lock(&lock);
+    known = known_locked(mod);
+    pthread_mutex_unlock(&lock);
+    return known;
+}
+
+rt_func *rt_host_func(const char *name, TVMBackendPackedCFunc builtin)
+{
+    rt_func *f = NULL;
+    void *fn;
+    pthread_mutex_lock(&lock);
+    fn = builtin ? (void *)builtin : registered_locked(&host_module, name);
+    if (fn)
+        f = handle_locked(&host_module, name, (TVMBackendPackedCFunc)fn);
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+/* The string a module's "__tvm_main__" names: a unit's symbol or registration (checked to
+ * lie inside the unit), or a system library's registration. NULL with the last error set. */
+const char *rt_module_main_name(rt_module *m)
+{
+    rt_module *owner = m;
+    const char *entry;
+    if (m->unit) {
+        TVMFunctionHandle h = objrt_tvm_main(m->unit);
+        return h ? ((rt_func *)h)->name : NULL;
+    }
+    pthread_mutex_lock(&lock);
+    entry = m->syslib ? syslib_find_locked(m, "__tvm_main__", &owner)
+                      : registered_locked(m, "__tvm_main__");
+    pthread_mutex_unlock(&lock);
+    if (entry && owner->unit && !unit_string(owner->unit, entry, SIZE_MAX)) {
+        objrt_set_last_error("__tvm_main__ is not a string inside the unit");
+        return NULL;
+    }
+    if (!entry)
+        objrt_set_last_error("the module registers no __tvm_main__");
+    return entry;
 }
 
 /* ---- the loader's view (called from loader_hooks.c) ---- */

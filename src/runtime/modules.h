@@ -21,10 +21,12 @@ typedef struct rt_func {             /* a TVMFunctionHandle */
 typedef struct rt_module {           /* what __tvm_module_ctx points to */
     struct rt_module *next;
     struct rt_module *outer;         /* unit being initialised when this one started */
-    objrt_unit *unit;                /* NULL for the host */
+    objrt_unit *unit;                /* NULL for the host and system libraries */
+    int syslib;                      /* a "runtime.SystemLib" view of every module */
     rt_sym *syms;
     rt_func *funcs;
-    char prefix[128];                /* system-lib prefix, from "<prefix>__tvm_module_ctx" */
+    char prefix[128];                /* system-lib prefix, from "<prefix>__tvm_module_ctx"
+                                        (a system library: the prefix it was asked for) */
 } rt_module;
 
 /* Start attributing registrations on this thread to a new module of `unit`. */
@@ -33,6 +35,18 @@ rt_module *rt_module_open(objrt_unit *unit);
 rt_module *rt_module_close_init(objrt_unit *unit);
 void rt_module_publish(rt_module *m);
 void rt_module_forget(objrt_unit *unit);
+
+/* host_api.c: the system library with `prefix` ("" for none), created on first use and
+ * kept for the life of the process. NULL when out of memory or the prefix is too long. */
+rt_module *rt_syslib(const char *prefix);
+/* The handle of `name` in module m (a unit, the host or a system library), or NULL. */
+rt_func *rt_module_lookup(rt_module *m, const char *name);
+/* Whether mod is a module handle objrt gave out (and has not forgotten). */
+int rt_module_known(const void *mod);
+/* A handle of host function `name` (objrt_register_packed), created on first use. */
+rt_func *rt_host_func(const char *name, TVMBackendPackedCFunc builtin);
+/* The function name a module's "__tvm_main__" string gives, or NULL with the last error set. */
+const char *rt_module_main_name(rt_module *m);
 
 #pragma GCC visibility pop
 #endif
