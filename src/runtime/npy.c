@@ -93,7 +93,9 @@ static int parse_string(cursor *c, char *buf, size_t size, const char *what)
         return fail(c->err, c->errlen, "header: %s is not a quoted string", what);
     q = *c->p++;
     while (c->p < c->end && *c->p != q) {
-        if (*c->p == '\\' || (unsigned char)*c->p < 0x20 || n + 1 >= size)
+        if ((unsigned char)*c->p < 0x20)
+            return fail(c->err, c->errlen, "header: unterminated %s string", what);
+        if (*c->p == '\\' || n + 1 >= size)
             return fail(c->err, c->errlen, "header: %s string is too long or has escapes", what);
         buf[n++] = *c->p++;
     }
@@ -283,14 +285,20 @@ static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
     free(text);
     if (rc != 0)
         return -1;
+    /* size the data from the header, and allocate only what the file really holds */
+    DLTensor probe = { .ndim = h.ndim, .shape = h.shape, .dtype = h.dtype };
+    int64_t nbytes = objrt_tensor_nbytes(&probe);
+    if (nbytes < 0)
+        return fail(err, errlen, "shape: the element count overflows");
+    if ((uint64_t)st.st_size - data_off != (uint64_t)nbytes)
+        return fail(err, errlen, "data is %llu bytes, dtype %s and the shape need %llu",
+                    (unsigned long long)((uint64_t)st.st_size - data_off),
+                    rt_npy_dtype_name(h.dtype), (unsigned long long)nbytes);
     if (TVMArrayAlloc(h.shape, h.ndim, h.dtype.code, h.dtype.bits, h.dtype.lanes, kDLCPU, 0,
                       out) != 0)
-        return fail(err, errlen, "shape too large: %s", TVMGetLastError());
-    uint64_t nbytes = (uint64_t)objrt_tensor_nbytes(*out);
-    if ((uint64_t)st.st_size - data_off != nbytes || (nbytes && read_exact(f, (*out)->data, nbytes))) {
-        fail(err, errlen, "data is %llu bytes, dtype %s and the shape need %llu",
-             (unsigned long long)((uint64_t)st.st_size - data_off),
-             rt_npy_dtype_name(h.dtype), (unsigned long long)nbytes);
+        return fail(err, errlen, "%s", TVMGetLastError());
+    if (nbytes && read_exact(f, (*out)->data, (size_t)nbytes) != 0) {
+        fail(err, errlen, "cannot read %lld bytes of data", (long long)nbytes);
         TVMArrayFree(*out);
         *out = NULL;
         return -1;
