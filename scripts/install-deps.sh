@@ -4,13 +4,16 @@
 set -euo pipefail
 pkgs=(gcc clang make binutils python3 libc6-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # AArch64 cross build and emulation
+      g++-aarch64-linux-gnu                                   # AArch64 C++ fixtures (std::shared_ptr: outline atomics)
       python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
       python3-numpy                                           # reference results and .npy files for objrt call
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
+      libjpeg62-turbo-dev libuv1-dev                          # static libraries with TLS (libjpeg.a), pthread_atfork (libuv_a.a)
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
       gdb man-db)                                             # tests: gdb through the JIT interface; man pages render
-arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64)
+arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64
+            libssl-dev:arm64)                                 # arm64 libcrypto.a: outline atomics from libgcc.a
 missing=()
 for p in "${pkgs[@]}" "${arm64_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -273,6 +273,10 @@ int objrt_tls_value(const objrt_link *l, const objrt_obj *o, const Elf64_Rela *r
                     const objrt_howto *h, uint64_t P, uint64_t *v, const char **why);
 void objrt_tls_release(objrt_tls *t);
 
+/* The compiler's helper library (libgcc.c, atomics_aarch64.c). */
+const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */
+void *objrt_outline_atomic(const char *name);
+
 /* Shared helpers */
 bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target);
 void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size);

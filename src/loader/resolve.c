@@ -180,8 +180,12 @@ static bool bind_special(objrt_gsym *g)
     return false;
 }
 
-static int bind_outside(objrt_link *l)
+/* Binds what the unit leaves undefined. Before the last pass (`final` false) a strong
+ * reference that nothing outside binds stays undefined and the pass returns 1: the
+ * compiler's helper library may still define it. */
+static int bind_outside(objrt_link *l, bool final)
 {
+    int missing = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
         objrt_gsym *s = &l->gsyms[g];
         if (s->state != G_UNDEF || bind_special(s))
@@ -194,6 +198,12 @@ static int bind_outside(objrt_link *l)
             continue;
         }
         void *addr = objrt_lookup_external(l->ctx, s->name);
+        if (!addr && final)
+            addr = objrt_outline_atomic(s->name);   /* AArch64, when libgcc.a is absent */
+        if (!addr && s->strong_ref && !final) {
+            missing = 1;
+            continue;
+        }
         if (!addr && s->strong_ref)
             return objrt_fail(l->ctx, "%s: undefined symbol '%s'", first_referrer(l, (uint32_t)g),
                               s->name);
@@ -201,7 +211,22 @@ static int bind_outside(objrt_link *l)
         s->host_func = -1;
         s->addr = (uint64_t)(uintptr_t)addr;    /* 0 for an unresolved weak reference */
     }
-    return 0;
+    return missing;
+}
+
+/* What is still undefined is looked up in libgcc.a, as `gcc` links -lgcc last: its members
+ * join the unit like any archive's (their own references bound the same way). */
+static int search_libgcc(objrt_link *l)
+{
+    const char *path = objrt_libgcc_path();
+    if (!path)
+        return 0;
+    size_t before = l->nobjs;
+    if (objrt_input_add_file(l, path))
+        return -1;
+    for (size_t m = before; m < l->nobjs; m++)
+        l->objs[m]->pulled = false;         /* members only, never the whole archive */
+    return index_archive_members(l) || pull_members(l) ? -1 : 0;
 }
 
 int objrt_resolve(objrt_link *l)
@@ -212,7 +237,10 @@ int objrt_resolve(objrt_link *l)
             return -1;
     if (index_archive_members(l) || pull_members(l))
         return -1;
-    return bind_outside(l);
+    int rc = bind_outside(l, false);
+    if (rc == 1)
+        rc = search_libgcc(l) ? -1 : bind_outside(l, true);
+    return rc;
 }
 
 objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx)
