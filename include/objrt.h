@@ -37,8 +37,14 @@
  *     objrt_define(), the kernel runtime's exported ABI (TVMBackend* and friends, see
  *     <objrt/tvm_backend.h>), the host process (dlsym(RTLD_DEFAULT)), then each library
  *     added with objrt_add_library() in the order added, then the resolver set with
- *     objrt_set_resolver(), then the compiler's support library libgcc_s. An undefined weak
- *     symbol that none of these define resolves to address 0.
+ *     objrt_set_resolver(), then the compiler's support library libgcc_s. A strong reference
+ *     still undefined is then looked up in the compiler's static helper library libgcc.a,
+ *     whose members join the unit as an archive's would (as `gcc` links -lgcc): the path
+ *     the building compiler reported, or the environment variable OBJRT_LIBGCC (a path;
+ *     "none" or "" turns this off); on AArch64 objrt finally supplies gcc's outline
+ *     atomics (__aarch64_ldadd4_acq_rel, ...) itself. An undefined weak symbol that none
+ *     of these define resolves to address 0. A thread-local reference is bound by glibc's
+ *     dynamic linker instead (see the README, Thread-local storage).
  *
  *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
  *     symbols given to objrt_define(). objrt_unit_sym() searches the global (and weak)
