@@ -63,8 +63,10 @@
  *     Each unit is announced to debuggers through GDB's JIT interface
  *     (__jit_debug_register_code): gdb sees the unit's functions, locals included, and,
  *     for objects compiled with -g, their source lines and variables, and forgets them on
- *     unload. OBJRT_GDB_JIT=0 in the environment turns this off. OBJRT_PERF_MAP=1 appends
- *     each loaded function to /tmp/perf-PID.map for perf(1).
+ *     unload. OBJRT_GDB_JIT=0 in the environment turns this off. The unit keeps, per
+ *     object, a copy of its section headers, symbols, DWARF and .eh_frame (not its code or
+ *     data) for gdb, objrt_addr_info() and crash reports. OBJRT_PERF_MAP=1 appends each
+ *     loaded function to /tmp/perf-PID.map for perf(1).
  *
  *     A context may be used from several threads; loads are serialised per context.
  *
@@ -183,8 +185,9 @@ int objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
  *     objrt:   #1 0x7f0c2a401021 k.o:main+0x11
  *     objrt:   #2 0x55d1c0a3b6c2 objrt(main+0x52)
  * siginfo and ucontext are a SA_SIGINFO handler's 2nd and 3rd arguments (either may be
- * NULL). Meant for signal handlers: takes no lock and does not allocate (the backtrace
- * machinery is loaded by objrt_crash_handler_install()). */
+ * NULL). Meant for signal handlers: it takes none of objrt's locks and does not allocate
+ * (call objrt_crash_handler_install(), or backtrace(3) once, beforehand so the unwinder
+ * is already loaded). Host frames are named through dladdr(3). */
 void objrt_crash_report(int fd, int sig, const void *siginfo, const void *ucontext);
 
 /* Install handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on an alternate stack,
