@@ -171,6 +171,16 @@ else
     else
         fail "gdb-bt-function-and-line: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
     fi
+    # clang's DWARF 5 (.debug_addr, .debug_str_offsets, their relocations) the same way.
+    if $CLANG -g -O0 -c "$SRC/fixtures/crash.c" -o "$FX/crash-clang.o"; then
+        out=$(gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash-clang.o")
+        if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
+           printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
+            pass "gdb-bt-clang-dwarf5"
+        else
+            fail "gdb-bt-clang-dwarf5: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
+        fi
+    fi
     # Negative control: without the registration gdb cannot name the frame.
     out=$(OBJRT_GDB_JIT=0 gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash.o")
     if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -q 'deref'; then
