@@ -1,23 +1,149 @@
-# Shared helpers for test suites (sourced). A suite prints one line per check:
-#   PASS <name>            or            FAIL <name>: <why>
-# tests/run.sh counts them. Environment given to every suite:
+# tests/lib.sh - the shell side of the test harness, sourced by every suite
+# (tests/report.h is the C side; tests/run.sh runs the suites and counts).
+#
+# ---- What a suite is ------------------------------------------------------------------
+# tests/suites/NN-name.sh, run by tests/run.sh once per configuration TARGET:SAN with:
 #   ROOT     repository root          BUILD   build dir of this configuration (build, build-asan, build-aarch64)
 #   TARGET   x86_64 | aarch64         SAN     "" | asan | tsan
 #   OBJRT    the CLI to test, with its runner prefix (qemu for aarch64)
 #   RUN      prefix to run a target binary ("" or "qemu-aarch64 -L /usr/aarch64-linux-gnu")
 #   GCC, CLANG  compilers producing target objects;  TMP  a scratch dir of this suite
+# It prints nothing (and exits 0) for a configuration it does not cover.
+#
+# ---- What it prints (one line per check) --------------------------------------------------
+#   PASS <name>   or   PASS <name> (<note>)          FAIL <name>: <why>
+# and, for a self-check of the test machinery (a negative control showing that a checker
+# can fail, or that a fixture is what a test assumes; no objrt behaviour is tested):
+#   HARNESS PASS <name>                             HARNESS FAIL <name>: <why>
+# run.sh counts those apart ("harness: N passed, N failed"), never in the product total.
+#
+# ---- What a new suite must do: declare its cases before running them ----------------------
+#   expect NAME...            (or expect_harness NAME...) prints "EXPECT NAME". Every declared
+#                             name with no PASS/FAIL line by the end of the suite is reported
+#                             by run.sh as "FAIL NAME: no result ...": a suite or a process that
+#                             dies, hangs or prints nothing fails each case it owed by name.
+#   run_cases LABEL SECS CMD...  runs a C test program (built with build_prog, reporting with
+#                             tests/report.h): declares the names the program lists in its
+#                             list mode (T_LIST=1), relays its lines, and fails every name it
+#                             did not report, saying why (signal, timeout, exit status).
+# Names are unique within a suite and contain no ": " or " (" (a result line's name ends
+# there). A suite that declares nothing still runs (run.sh prints a NOTE); a suite that
+# exits non-zero, is killed or runs longer than its timeout (SUITE_TIMEOUT, default 3600 s;
+# a line "# suite-timeout: SECONDS" in the suite overrides it) is one more FAIL.
+#
+# ---- Building a test program ---------------------------------------------------------------
+#   build_prog NAME OUT SRC... [-- FLAGS...]   the one way: the target compiler, the
+#                             configuration's sanitizer, -Werror, against $BUILD/libobjrt.a;
+#                             prints "FAIL NAME: <compiler errors>" and returns 1 on failure.
+
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }
-# check NAME CMD...: PASS when CMD succeeds, FAIL with its last output lines otherwise.
-check() {
-    local name=$1; shift
-    local out
-    if out=$("$@" 2>&1); then pass "$name"; else fail "$name: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
+hpass() { echo "HARNESS PASS $*"; }
+hfail() { echo "HARNESS FAIL $*"; }
+expect() { local n; for n in "$@"; do echo "EXPECT $n"; done; }
+expect_harness() { local n; for n in "$@"; do echo "EXPECT HARNESS $n"; done; }
+
+# _check PASSFN FAILFN NAME CMD...: PASSFN when CMD succeeds, else FAILFN with its last lines.
+_check() {
+    local okf=$1 badf=$2 name=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -eq 0 ]; then $okf "$name"
+    else $badf "$name: $(status_text "$rc"): $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
 }
+# check NAME CMD...: PASS when CMD succeeds, FAIL with its last output lines otherwise.
+check() { _check pass fail "$@"; }
+# hcheck NAME CMD...: the same for a harness self-check.
+hcheck() { _check hpass hfail "$@"; }
 # expect_fail NAME PATTERN CMD...: CMD must fail and its output must match PATTERN (grep -E).
 expect_fail() {
     local name=$1 pat=$2; shift 2
     local out
     if out=$("$@" 2>&1); then fail "$name: succeeded, expected failure matching '$pat'"; return; fi
     if printf '%s' "$out" | grep -Eq -- "$pat"; then pass "$name"; else fail "$name: output did not match '$pat': $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"; fi
+}
+# expect_status NAME STATUS CMD...: CMD must exit with exactly STATUS (a signal is 128+N).
+expect_status() {
+    local name=$1 want=$2 out rc; shift 2
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name: exit $rc ($(status_text "$rc")), expected $want: $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"; fi
+}
+
+# status_text RC: what an exit status of a (timeout-wrapped) process means.
+status_text() {
+    case $1 in
+        0) echo "success" ;;
+        124) echo "timed out" ;;
+        137) echo "killed (SIGKILL; a timeout -s KILL)" ;;
+        12[5-7]) echo "could not be run (status $1)" ;;
+        *) if [ "$1" -gt 128 ]; then echo "killed by signal $(($1 - 128)) (SIG$(kill -l $(($1 - 128)) 2>/dev/null))"
+           else echo "exit status $1"; fi ;;
+    esac
+}
+
+# sanflags: the compiler flags of the configuration's sanitizer (as the Makefile's SANFLAGS).
+sanflags() {
+    case ${SAN:-} in
+        asan) echo "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" ;;
+        tsan) echo "-fsanitize=thread" ;;
+    esac
+}
+
+# build_prog NAME OUT SRC... [-- FLAGS...]: see the header. FLAGS come last (so -O1 wins).
+build_prog() {
+    local name=$1 out=$2; shift 2
+    local srcs=() b
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do srcs+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    case $BUILD in /*) b=$BUILD ;; *) b=$ROOT/$BUILD ;; esac
+    mkdir -p "$(dirname "$out")"
+    # shellcheck disable=SC2046,SC2086
+    if ! $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(sanflags) \
+            -I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/tests" "${srcs[@]}" "$@" \
+            "$b/libobjrt.a" -ldl -lpthread -o "$out" 2>"$out.build-log"; then
+        fail "$name: $(grep -m 2 -E 'error|undefined' "$out.build-log" | tr '\n' ' ')"
+        return 1
+    fi
+}
+
+# run_cases LABEL SECS CMD...: see the header. The program's stderr is kept in
+# $TMP/LABEL.err (for sanitizer checks); its exit status is returned.
+# A process that lists nothing is a FAIL "LABEL: lists no cases". A crash, a timeout, or an
+# exit status other than 0 (or 1 with a FAIL line) fails every case it did not report, or
+# LABEL itself when it reported them all.
+run_cases() {
+    local label=$1 secs=$2; shift 2
+    local list=$TMP/$label.list out=$TMP/$label.out err=$TMP/$label.err rc lrc
+    T_LIST=1 timeout -s KILL 60 "$@" >"$list" 2>"$err"; lrc=$?
+    grep -E '^EXPECT ' "$list"
+    if [ "$lrc" -ne 0 ] || ! grep -q '^EXPECT ' "$list"; then
+        fail "$label: lists no cases (T_LIST=1 run: $(status_text "$lrc")): $(tail -n 2 "$err" | tr '\n' ' ')"
+        return 1
+    fi
+    timeout -s KILL "$secs" "$@" >"$out" 2>"$err"; rc=$?
+    grep -E '^(HARNESS )?(PASS|FAIL) ' "$out"
+    local why="" missing=0 kind name
+    [ "$rc" -eq 137 ] && why="$label was killed (SIGKILL: still running after $secs s, or out of memory)"
+    [ -z "$why" ] && [ "$rc" -gt 128 ] && why="$label $(status_text "$rc")"
+    [ -z "$why" ] && [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && grep -Eq '^(HARNESS )?FAIL ' "$out"; } &&
+        why="$label exited $rc"
+    local said; said=$(grep -m 3 -E 'ERROR|SUMMARY|runtime error|ssert|rror' "$err" | tr '\n' ' ' | cut -c1-300)
+    [ -n "$why" ] && [ -n "$said" ] && why="$why: $said"
+    while read -r _ kind name; do
+        [ "$kind" = HARNESS ] || name="$kind${name:+ $name}"
+        if ! _reported "$name" "$out"; then
+            missing=$((missing + 1))
+            if [ "$kind" = HARNESS ]; then hfail "$name: no result: ${why:-$label ended without reporting it}"
+            else fail "$name: no result: ${why:-$label ended without reporting it}"; fi
+        fi
+    done < <(grep -E '^EXPECT ' "$list")
+    [ "$missing" -eq 0 ] && [ -n "$why" ] && fail "$label: $why"
+    return "$rc"
+}
+# _reported NAME FILE: FILE has a result line for NAME.
+_reported() {
+    awk -v n="$1" '{ sub(/^HARNESS /, "") }
+        ($1 == "PASS" || $1 == "FAIL") { r = substr($0, 6)
+            if (r == n || index(r, n ": ") == 1 || index(r, n " (") == 1) { f = 1; exit } }
+        END { exit !f }' "$2"
 }

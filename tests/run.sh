@@ -1,13 +1,50 @@
 #!/usr/bin/env bash
 # Run every suite in tests/suites/ for each configuration given, e.g.
 #   tests/run.sh x86_64: x86_64:asan aarch64:
-# (TARGET:SAN). Prints every PASS/FAIL line and ends with "N passed, N failed".
-# A suite that exits non-zero without reporting a FAIL counts as one failure.
+# (TARGET:SAN). Prints every result line tagged with its configuration and suite, then
+#   harness: N passed, N failed      (self-checks of the test machinery, counted apart)
+#   N passed, N failed               (objrt's tests; always the last line)
+# and exits non-zero when anything failed. The contract a suite follows is in tests/lib.sh:
+# every case a suite declared (EXPECT lines) and did not report is a FAIL by name; a suite
+# that exits non-zero or outlives its timeout is one more FAIL.
+# Environment: SUITES="10-loader 50-runtime" runs only those; SUITES_DIR replaces
+# tests/suites (the harness self-checks use it); SUITE_TIMEOUT (seconds, default 3600).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
-passed=0; failed=0
+SUITES_DIR=${SUITES_DIR:-$ROOT/tests/suites}
+passed=0; failed=0; hpassed=0; hfailed=0
 only=${SUITES:-}
+
+# tally TAG LOG: print LOG's result lines tagged, then a FAIL for every declared name that
+# has no result line; the last line printed is "p f hp hf" (the counts).
+tally() {
+    awk -v tag="$1" '
+        function key(r,   i) {      # every name a result line can stand for: the whole
+            seen[r] = 1             # rest, and each prefix ending before ": " or " ("
+            for (i = 1; i <= length(r); i++)
+                if (substr(r, i, 2) == ": " || substr(r, i, 2) == " (") seen[substr(r, 1, i - 1)] = 1
+        }
+        /^EXPECT / { n = substr($0, 8); h = 0
+            if (n ~ /^HARNESS /) { n = substr(n, 9); h = 1 }
+            if (!(n in want)) { want[n] = h; order[++nw] = n }
+            next }
+        /^(PASS|FAIL) / { print $1 " " tag " " substr($0, 6); if ($1 == "PASS") p++; else f++
+            key(substr($0, 6)); next }
+        /^HARNESS (PASS|FAIL) / { print "HARNESS " $2 " " tag " " substr($0, 14)
+            if ($2 == "PASS") hp++; else hf++; key(substr($0, 14)); next }
+        END {
+            for (i = 1; i <= nw; i++) {
+                n = order[i]
+                if (n in seen) continue
+                if (want[n]) { print "HARNESS FAIL " tag " " n ": no result (the suite or the process running the case died, hung or skipped it)"; hf++ }
+                else { print "FAIL " tag " " n ": no result (the suite or the process running the case died, hung or skipped it)"; f++ }
+            }
+            if (nw == 0 && p + f + hp + hf > 0) print "NOTE " tag " declares no cases (EXPECT lines, tests/lib.sh): a case that dies unreported goes unnoticed"
+            print p + 0, f + 0, hp + 0, hf + 0
+        }' "$2"
+}
+
 for cfg in "$@"; do
     TARGET=${cfg%%:*}; SAN=${cfg#*:}
     BUILD=build; [ "$TARGET" = aarch64 ] && [ "$(uname -m)" != aarch64 ] && BUILD=build-aarch64
@@ -20,20 +57,28 @@ for cfg in "$@"; do
     fi
     OBJRT="${RUN:+$RUN }$ROOT/$BUILD/objrt"
     export TARGET SAN BUILD RUN GCC CLANG OBJRT
-    for suite in "$ROOT"/tests/suites/*.sh; do
+    for suite in "$SUITES_DIR"/*.sh; do
         sname=$(basename "$suite" .sh)
         [ -n "$only" ] && ! [[ " $only " == *" $sname "* ]] && continue
         TMP=$(mktemp -d "/tmp/objrt-$sname.XXXXXX"); export TMP
         out="$TMP.log"
-        ( cd "$ROOT" && bash "$suite" ) > "$out" 2>"$TMP.err"; rc=$?
-        p=$(grep -c '^PASS ' "$out"); f=$(grep -c '^FAIL ' "$out")
-        sed -n "s/^\(PASS\|FAIL\) /&[$cfg $sname] /p" "$out"
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-            echo "FAIL [$cfg $sname] suite exited $rc: $(tail -n 3 "$TMP.err" | tr '\n' ' ')"; f=1
+        limit=$(sed -n 's/^# suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$suite" | head -n 1)
+        limit=${limit:-${SUITE_TIMEOUT:-3600}}
+        # timeout signals the suite's whole process group (not only bash), KILL 10 s later.
+        ( cd "$ROOT" && timeout -k 10 "$limit" bash "$suite" ) > "$out" 2>"$TMP.err"; rc=$?
+        tally "[$cfg $sname]" "$out" > "$TMP.tally"
+        sed '$d' "$TMP.tally"
+        read -r p f hp hf < <(tail -n 1 "$TMP.tally")
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            echo "FAIL [$cfg $sname] suite ran longer than its $limit s timeout and was killed: $(tail -n 2 "$TMP.err" | tr '\n' ' ')"; f=$((f + 1))
+        elif [ "$rc" -ne 0 ]; then
+            echo "FAIL [$cfg $sname] suite exited $rc: $(tail -n 3 "$TMP.err" | tr '\n' ' ')"; f=$((f + 1))
         fi
         passed=$((passed + p)); failed=$((failed + f))
-        rm -rf "$TMP" "$out" "$TMP.err"
+        hpassed=$((hpassed + hp)); hfailed=$((hfailed + hf))
+        rm -rf "$TMP" "$out" "$TMP.err" "$TMP.tally"
     done
 done
+echo "harness: $hpassed passed, $hfailed failed"
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$hfailed" -eq 0 ]

@@ -10,12 +10,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "rt_check.h"
+#include "report.h"
 
 static char why[512];
 #define CHECK(cond, ...) do { if (!(cond)) { snprintf(why, sizeof why, __VA_ARGS__); return 0; } } while (0)
 
 static objrt_ctx *ctx;
+static const char *g_obj;     /* the kernel object of this run */
 
 static objrt_unit *load(const char *path)
 {
@@ -64,8 +65,9 @@ static int run_seed(TVMFunctionHandle h, int iters)
     return 1;
 }
 
-static int t_seed(const char *obj)
+static int t_seed(void)
 {
+    const char *obj = g_obj;
     objrt_unit *u = load(obj);
     TVMFunctionHandle h, m;
     if (!u)
@@ -87,8 +89,9 @@ static void *bad_alloc(int dt, int di, uint64_t n, int c, int b)
 
 static int bad_free(int dt, int di, void *p) { return TVMBackendFreeWorkspace(dt, di, (char *)p - 16); }
 
-static int t_seed_offset16(const char *obj)
+static int t_seed_offset16(void)
 {
+    const char *obj = g_obj;
     objrt_unit *u = load(obj);
     void **slot_a, **slot_f;
     pid_t pid;
@@ -124,8 +127,9 @@ static int host_offset(TVMValue *args, int *codes, int n, TVMValue *ret, int *rc
     return 0;
 }
 
-static int t_syslib(const char *obj)
+static int t_syslib(void)
 {
+    const char *obj = g_obj;
     enum { N = 1001 };
     static _Alignas(128) float a[N], b[N];
     int64_t shape[1] = {N};
@@ -168,8 +172,9 @@ static int t_syslib(const char *obj)
     return 1;
 }
 
-static int t_dso(const char *obj)
+static int t_dso(void)
 {
+    const char *obj = g_obj;
     enum { N = 777 };
     static _Alignas(128) float x[N], y[N];
     int64_t shape[1] = {N};
@@ -228,7 +233,7 @@ static int diag(const char *obj)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *arg, *name; int (*fn)(const char *); } cases[] = {
+    static const struct { const char *arg, *name; int (*run)(void); } cases[] = {
         {"seed", "loaded-seed-1000-runs", t_seed},
         {"seed-offset16", "loaded-seed-offset16-faults", t_seed_offset16},
         {"syslib", "loaded-syslib-two-phase", t_syslib},
@@ -243,9 +248,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].arg) != 0)
             continue;
-        why[0] = '\0';
-        report(cases[i].name, cases[i].fn(argv[2]), "%s", why);
-        return rt_failures != 0;
+        g_obj = argv[2];
+        t_run(cases[i].name, cases[i].run, why);
+        return t_exit_status();
     }
     fprintf(stderr, "rt_load: unknown case %s\n", argv[1]);
     return 2;

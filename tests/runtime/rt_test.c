@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "rt_hooks.h"
-#include "rt_check.h"
+#include "report.h"
 
 static char why[512];
 #define CHECK(cond, ...) do { if (!(cond)) { snprintf(why, sizeof why, __VA_ARGS__); return 0; } } while (0)
@@ -606,11 +606,10 @@ int main(int argc, char **argv)
             wanted |= strcmp(argv[a], cases[i].name) == 0;
         if (!wanted)
             continue;
-        why[0] = '\0';
-        report(cases[i].name, cases[i].fn(), "%s", why);
+        t_run(cases[i].name, cases[i].fn, why);
         ran++;
     }
     if (ran == 0)
         fprintf(stderr, "rt_test: no such case\n");
-    return ran == 0 ? 2 : rt_failures != 0;
+    return ran == 0 ? 2 : t_exit_status();
 }

@@ -20,8 +20,7 @@ BIN=$B/tests/unit
 FX=$TMP/fx
 mkdir -p "$BIN" "$FX"
 
-TFLAGS=""   # sanitizer flags of the config, or the qemu work-arounds below
-[ "$SAN" = asan ] && TFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+TFLAGS=""   # the qemu work-arounds below (build_prog adds the sanitizer's flags)
 AR=ar
 # Under qemu-user (7.2 here) a dynamically linked aarch64 program hangs in fork() and in
 # pthread_create(): the tests run their cases in-process there (T_NO_FORK), and
@@ -79,34 +78,24 @@ for o in "${ALIGN_OBJS[@]}"; do
     echo "$GCC -O2 -c -DCODE_BYTES=$((p - d)) -DDATA_BYTES=$((p - d)) -DALIGN=$a $FIXSRC/align.c -o $o"
 done | xargs -P 2 -I{} sh -c '{}' || fail "robustness-fixture-align: compile failed"
 
-# ---- test programs --------------------------------------------------------------------
-build_test() {   # build_test NAME: $BIN/NAME from $UNIT/NAME.c
-    local name=$1
-    # shellcheck disable=SC2086
-    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $TFLAGS -I"$ROOT/include" -I"$UNIT" \
-        "$UNIT/$name.c" "$B/libobjrt.a" -ldl -lpthread -o "$BIN/$name" 2>"$TMP/$name.build" ||
-        { fail "$name-build: $(grep -m 2 -E 'error|undefined' "$TMP/$name.build" | tr '\n' ' ')"; return 1; }
-}
+# ---- test programs ----------------------------------------------------------------------
+build_test() { build_prog "$1-build" "$BIN/$1" "$UNIT/$1.c" -- -O1 -I"$UNIT" $TFLAGS; }
 
-# run_test NAME ARGS...: relays the program's PASS/FAIL lines; a crash, a timeout, a
-# sanitizer report or an exit status other than 0/1 (1 only with a FAIL line) is a FAIL.
+# run_test NAME ARGS...: run_cases (tests/lib.sh) on the program: its cases are declared
+# from its list mode, a crash, a timeout or a bad exit status fails every case it did not
+# report; a sanitizer report on its stderr is one more FAIL.
 run_test() {
-    local name=$1; shift
+    local name=$1 label=$1 i=2; shift
     [ -x "$BIN/$name" ] || return 0
-    local out=$TMP/$name.out err=$TMP/$name.stderr rc
+    while [ -e "$TMP/$label.list" ]; do label=$name-$i; i=$((i + 1)); done
     # shellcheck disable=SC2086
-    timeout 150 $RUN "$BIN/$name" "$@" >"$out" 2>"$err"; rc=$?
-    grep -E '^(PASS|FAIL) ' "$out"
-    local nfail; nfail=$(grep -c '^FAIL ' "$out")
-    if [ "$rc" -eq 124 ]; then
-        fail "$name-process: timed out after 150 s"
-    elif [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && [ "$nfail" -gt 0 ]; }; then
-        fail "$name-process: exited $rc: $(grep -m 3 -E 'ERROR|SUMMARY|runtime error|Assert|assert' "$err" | tr '\n' ' ')"
-    elif grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$err"; then
-        fail "$name-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$err" | tr '\n' ' ')"
+    run_cases "$label" 150 $RUN "$BIN/$name" "$@"
+    local err=$TMP/$label.err
+    if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$err"; then
+        fail "$label-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$err" | tr '\n' ' ')"
     fi
     # Keep the program's stderr for a reader of a failure.
-    [ -s "$err" ] && cp "$err" "$BIN/$name.last-stderr"
+    [ -s "$err" ] && cp "$err" "$BIN/$label.last-stderr"
     return 0
 }
 
@@ -160,6 +149,8 @@ fi
 # ---- fuzzing (x86_64: only) -----------------------------------------------------------
 if [ "$TARGET:$SAN" = x86_64: ]; then
     FZ=$B/tests/fuzz
+    for r in "$ROOT"/tests/fuzz/regressions/*.elf; do rn=$(basename "$r"); expect "fuzz-regression-${rn%.*}"; done
+    expect fuzz-load-memory-45s-no-crash
     mkdir -p "$FZ/artifacts" "$TMP/corpus"
     if bash "$ROOT/tests/fuzz/build.sh" "$FZ" >"$TMP/fuzz-build.log" 2>&1; then
         # Inputs the fuzzer once found (crashes, a 16 GiB and a 1 GiB prefault): each must

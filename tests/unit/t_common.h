@@ -1,10 +1,11 @@
 /*
  * t_common.h - helpers shared by the robustness tests in tests/unit/ (header only).
  *
- * Every test prints `PASS name` or `FAIL name: why` lines (counted by tests/run.sh) and
- * exits 0 when all its checks passed, 1 otherwise. Cases that feed objrt hostile input run
- * in a forked child (t_case) so a crash is reported as a FAIL of that case instead of
- * hiding every later case.
+ * Every test reports through tests/report.h (PASS/FAIL lines, list mode) and exits 0 when
+ * all its checks passed, 1 otherwise. Cases that feed objrt hostile input run in a forked
+ * child (t_case) so a crash is reported as a FAIL of that case instead of hiding every
+ * later case; a case that never reports (the program died first) is failed by name by
+ * tests/lib.sh run_cases, which learns the names from the list mode.
  */
 #ifndef T_COMMON_H
 #define T_COMMON_H
@@ -25,31 +26,7 @@
 
 #include "objrt.h"
 
-/* Not every test uses every helper. */
-#pragma GCC diagnostic ignored "-Wunused-function"
-
-static int t_failures;
-
-/* Report one check. `why` is only used on failure. */
-static void t_report(const char *name, int ok, const char *fmt, ...)
-{
-    if (ok) {
-        printf("PASS %s\n", name);
-    } else {
-        char why[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, sizeof why, fmt, ap);
-        va_end(ap);
-        for (char *p = why; *p; p++)      /* one line per result */
-            if (*p == '\n') *p = ' ';
-        printf("FAIL %s: %s\n", name, why);
-        t_failures++;
-    }
-    fflush(stdout);
-}
-
-static int t_exit_status(void) { return t_failures ? 1 : 0; }
+#include "report.h"
 
 /* ---- files ---- */
 
@@ -190,47 +167,16 @@ static int t_leaks_now(void)
 /* A case body: returns 1 when the check passed, else 0 with the reason in `why`. */
 typedef int (*t_case_fn)(void *arg, char *why, size_t whylen);
 
-/* Run `fn` in a forked child; the child reports its own PASS/FAIL line. A child that
- * dies (signal, sanitizer abort, exit without reporting) is a FAIL of this case. */
-static void t_case(const char *name, t_case_fn fn, void *arg)
-{
-#ifdef T_NO_FORK
-    /* qemu-user 7.2 here hangs in fork(): run in-process; a crash then ends the program
-     * and the suite reports it as a FAIL of the whole program. */
-    char why0[1024] = "";
-    int ok0 = fn(arg, why0, sizeof why0);
-    t_report(name, ok0, "%s", why0);
-    return;
-#endif
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) { t_report(name, 0, "fork: %s", strerror(errno)); return; }
-    if (pid == 0) {
-        char why[1024] = "";
-        int ok = fn(arg, why, sizeof why);
-        t_report(name, ok, "%s", why);
-        _exit(ok ? 0 : 3);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
-        t_report(name, 0, "did not finish within its time limit (alarm)");
-    else if (WIFSIGNALED(st))
-        t_report(name, 0, "crashed with signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-        t_failures++;                    /* the child already printed its FAIL line */
-    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        t_report(name, 0, "child died with exit status %d (sanitizer report on stderr?)",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-}
-
-/* Like t_case but silent: returns 1 when the case passed, else 0 with the reason
- * (including a crash) in `why`. The caller decides what to print. */
+/* Run `fn` in a forked child: returns 1 when the case passed, else 0 with the reason
+ * (including a crash: signal, sanitizer abort, exit without a verdict) in `why`. The
+ * caller decides what to print; t_case below prints it. */
 static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
 {
+    if (t_listing()) { why[0] = '\0'; return 1; }     /* the caller reports (lists) it */
 #ifdef T_NO_FORK
-    return fn(arg, why, whylen);      /* see t_case */
+    /* qemu-user 7.2 here hangs in fork(): run in-process; a crash then ends the program
+     * and run_cases (tests/lib.sh) fails this and every later case by name. */
+    return fn(arg, why, whylen);
 #endif
     char *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) { snprintf(why, whylen, "mmap: %s", strerror(errno)); return 0; }
@@ -245,6 +191,7 @@ static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
     }
     int st = 0, ok = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    shared[4095] = '\0';
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
         snprintf(why, whylen, "did not finish within its time limit (alarm)");
     else if (WIFSIGNALED(st))
@@ -258,6 +205,22 @@ static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
         ok = 1;
     munmap(shared, 4096);
     return ok;
+}
+
+/* One case of objrt, crash-isolated: PASS or FAIL `name`. */
+static void t_case(const char *name, t_case_fn fn, void *arg)
+{
+    char why[1024];
+    int ok = t_case_quiet(fn, arg, why, sizeof why);
+    t_report(name, ok, "%s", why);
+}
+
+/* One self-check of the test machinery, crash-isolated (HARNESS PASS/FAIL). */
+static void t_harness_case(const char *name, t_case_fn fn, void *arg)
+{
+    char why[1024];
+    int ok = t_case_quiet(fn, arg, why, sizeof why);
+    t_harness(name, ok, "%s", why);
 }
 
 /* Does `text` mention the number `val`, in hex (0x...) or decimal? */

@@ -23,6 +23,9 @@ static int __tvm_parallel_lambda(int task_id, TVMParallelGroupEnv *penv, void *c
     closure *c = cdata;
     int64_t chunk = (c->n + penv->num_task - 1) / penv->num_task;
     int64_t lo = task_id * chunk, hi = lo + chunk < c->n ? lo + chunk : c->n;
+#ifdef PLANT_HANG   /* planted fault (tests/suites/00-harness.sh): a kernel that never returns */
+    for (volatile int spin = 1; spin;) {}
+#endif
     for (int64_t i = lo; i < hi; i++)
         c->y[i] = c->x[i] * (float)(i % 7);
     if (((int (*)(int, TVMParallelGroupEnv *))__TVMBackendParallelBarrier)(task_id, penv) != 0)

@@ -37,6 +37,9 @@ static int __tvm_parallel_lambda(int task_id, TVMParallelGroupEnv *penv, void *c
 #ifndef SEED_NO_ALIGN_HINT  /* the suite's negative control for its disassembly check */
         ws = __builtin_assume_aligned(ws, 64);
 #endif
+#ifdef PLANT_SEGV   /* planted fault (tests/suites/00-harness.sh): a kernel that crashes */
+        *(volatile float *)(uintptr_t)16 = 0.0f;
+#endif
         for (int64_t i = 0; i < c->cols; i++)
             ws[i] = in[i] * 2.0f + 1.0f;
         for (int64_t i = 0; i < c->cols; i++)
