@@ -25,17 +25,8 @@ static int run_links(const char *ar, int may_refuse, char *why, size_t whylen)
     objrt_ctx *ctx = objrt_new();
     const char *paths[2] = { g_main, ar };
     objrt_unit *u = objrt_load(ctx, paths, 2);
-    if (!u) {
-        if (may_refuse) return t_check_error(ctx, base(ar), NULL, why, whylen);
-        snprintf(why, whylen, "did not link: %s", objrt_error(ctx));
-        return 0;
-    }
-    int (*fn)(void) = (int (*)(void))objrt_unit_sym(u, "ar_main");
-    int v = fn ? fn() : -1;
-    objrt_unload(u);
-    objrt_free(ctx);
-    if (v != 111) { snprintf(why, whylen, "ar_main() returned %d, expected 111", v); return 0; }
-    return 1;
+    if (!u && may_refuse) return t_check_error(ctx, base(ar), NULL, why, whylen);
+    return t_call_unload(ctx, u, "ar_main", 111, why, whylen);
 }
 
 static const char *g_long, *g_noindex, *g_thin, *g_empty;
@@ -47,8 +38,7 @@ static int c_empty_alone(void *a, char *why, size_t whylen)
 {
     (void)a;
     objrt_ctx *ctx = objrt_new();
-    const char *paths[1] = { g_empty };
-    objrt_unit *u = objrt_load(ctx, paths, 1);
+    objrt_unit *u = objrt_load(ctx, &g_empty, 1);
     if (u) { objrt_unload(u); return 1; }
     return t_check_error(ctx, base(g_empty), NULL, why, whylen);
 }
@@ -58,19 +48,19 @@ static int c_empty_needed(void *a, char *why, size_t whylen)
     (void)a;
     objrt_ctx *ctx = objrt_new();
     const char *paths[2] = { g_main, g_empty };
-    objrt_unit *u = objrt_load(ctx, paths, 2);
-    if (u) { snprintf(why, whylen, "linked although ar_one_fn is defined nowhere"); objrt_unload(u); return 0; }
-    return t_check_error(ctx, NULL, (const char *[]){ "ar_one_fn", NULL }, why, whylen);
+    return t_refused(ctx, objrt_load(ctx, paths, 2), "linked although ar_one_fn is defined nowhere",
+                     NULL, (const char *[]){ "ar_one_fn", NULL }, why, whylen);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) { fprintf(stderr, "usage: %s AR_MAIN.o LONG.a NOINDEX.a THIN.a EMPTY.a\n", argv[0]); return 2; }
+    t_args(argc, argv, 6, "AR_MAIN.o LONG.a NOINDEX.a THIN.a EMPTY.a");
     g_main = argv[1]; g_long = argv[2]; g_noindex = argv[3]; g_thin = argv[4]; g_empty = argv[5];
-    t_case("ar-long-member-names-link", c_long, NULL);
-    t_case("ar-without-index-links", c_noindex, NULL);
-    t_case("ar-thin-refused-or-links", c_thin, NULL);
-    t_case("ar-empty-alone-no-crash", c_empty_alone, NULL);
-    t_case("ar-empty-leaves-symbol-undefined", c_empty_needed, NULL);
+    static const t_entry cases[] = {
+        { "ar-long-member-names-link", c_long, NULL }, { "ar-without-index-links", c_noindex, NULL },
+        { "ar-thin-refused-or-links", c_thin, NULL }, { "ar-empty-alone-no-crash", c_empty_alone, NULL },
+        { "ar-empty-leaves-symbol-undefined", c_empty_needed, NULL },
+    };
+    t_cases(cases, sizeof cases / sizeof cases[0]);
     return t_exit_status();
 }

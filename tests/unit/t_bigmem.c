@@ -66,8 +66,7 @@ static int run_align(void *arg, char *why, size_t whylen)
 {
     const struct align_case *c = arg;
     alarm(8);
-    unsigned char *img = malloc(g_basic_size);
-    memcpy(img, g_basic, g_basic_size);
+    unsigned char *img = t_copy(g_basic, g_basic_size);
     int sec = t_find_section(img, c->section);
     if (sec < 0) { snprintf(why, whylen, "fixture has no %s", c->section); return 0; }
     t_shdr(img, (unsigned)sec)->sh_addralign = (Elf64_Xword)1 << c->shift;
@@ -86,19 +85,18 @@ static int run_align(void *arg, char *why, size_t whylen)
     if (!u) return t_check_error(ctx, c->input, NULL, why, whylen);
     uintptr_t a = (uintptr_t)objrt_unit_sym(u, c->symbol);
     objrt_unload(u);
-    if (a & (((uintptr_t)1 << c->shift) - 1)) {
-        snprintf(why, whylen, "loaded but %s %#lx is not aligned to 2^%u", c->symbol, (unsigned long)a, c->shift);
-        return 0;
-    }
-    return 1;
+    if ((a & (((uintptr_t)1 << c->shift) - 1)) == 0)
+        return 1;
+    snprintf(why, whylen, "loaded but %s %#lx is not aligned to 2^%u", c->symbol, (unsigned long)a, c->shift);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: %s BIGBSS.o BASIC.o\n", argv[0]); return 2; }
+    t_args(argc, argv, 3, "BIGBSS.o BASIC.o");
     g_bigbss = argv[1];
     g_basic = t_read_file(argv[2], &g_basic_size);
-    t_case("bigmem-control-rss-check-sees-touched-bss", run_bss, (void *)1);
+    t_harness_case("bigmem-control-rss-check-sees-touched-bss", run_bss, (void *)1);
     t_case("bigmem-1gib-bss-not-committed", run_bss, NULL);
     static const struct align_case bss16g = { ".bss", "basic_bss", "bss-align-16g.o", 34 };
     static const struct align_case data1g = { ".data", "basic_data", "data-align-1g.o", 30 };

@@ -28,6 +28,16 @@
 
 #include "report.h"
 
+/* ---- arguments ---- */
+
+/* Exit with status 2 and a usage line unless the program got exactly `n` - 1 arguments. */
+static void t_args(int argc, char **argv, int n, const char *usage)
+{
+    if (argc == n) return;
+    fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+    exit(2);
+}
+
 /* ---- files ---- */
 
 static unsigned char *t_read_file(const char *path, size_t *size)
@@ -207,12 +217,22 @@ static int t_case_quiet(t_case_fn fn, void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* A table of cases, run in order with t_case. */
+typedef struct t_entry { const char *name; t_case_fn fn; void *arg; } t_entry;
+static void t_cases(const t_entry *cases, size_t n);
+
 /* One case of objrt, crash-isolated: PASS or FAIL `name`. */
 static void t_case(const char *name, t_case_fn fn, void *arg)
 {
     char why[1024];
     int ok = t_case_quiet(fn, arg, why, sizeof why);
     t_report(name, ok, "%s", why);
+}
+
+static void t_cases(const t_entry *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        t_case(cases[i].name, cases[i].fn, cases[i].arg);
 }
 
 /* One self-check of the test machinery, crash-isolated (HARNESS PASS/FAIL). */
@@ -327,6 +347,68 @@ static objrt_unit *t_load_mem(objrt_ctx *ctx, const char *name, const void *data
     return objrt_load_memory(ctx, &in, 1);
 }
 
+/* A private copy of `size` bytes of `img`, for a case to patch. */
+static unsigned char *t_copy(const void *img, size_t size)
+{
+    unsigned char *c = malloc(size ? size : 1);
+    if (!c) { fprintf(stderr, "out of memory copying %zu bytes\n", size); exit(2); }
+    memcpy(c, img, size);
+    return c;
+}
+
+/* Call int SYM(void) of the loaded unit `u`, then unload it (SYM NULL: only unload).
+ * 1 when SYM exists and returned `want`, else 0 with the reason in `why`. */
+static int t_unit_call(objrt_unit *u, const char *sym, int want, char *why, size_t whylen)
+{
+    int (*fn)(void) = sym ? (int (*)(void))objrt_unit_sym(u, sym) : NULL;
+    int v = fn ? fn() : -1;
+    objrt_unload(u);
+    if (sym && !fn) { snprintf(why, whylen, "loaded, but exports no %s", sym); return 0; }
+    if (sym && v != want) { snprintf(why, whylen, "%s() returned %d, expected %d", sym, v, want); return 0; }
+    return 1;
+}
+
+/* The load/call/unload/compare block every control shares: `u` was just loaded into
+ * `ctx` (NULL when the load failed) and must pass t_unit_call; `ctx` is freed either way. */
+static int t_call_unload(objrt_ctx *ctx, objrt_unit *u, const char *sym, int want,
+                         char *why, size_t whylen)
+{
+    int ok = 0;
+    if (!u)
+        snprintf(why, whylen, "did not load: %s", objrt_error(ctx));
+    else
+        ok = t_unit_call(u, sym, want, why, whylen);
+    objrt_free(ctx);
+    return ok;
+}
+
+/* Load `n` files into a fresh context, then t_call_unload (SYM NULL: only load). */
+static int t_files_call(const char *const *paths, size_t n, const char *sym, int want,
+                        char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    return t_call_unload(ctx, objrt_load(ctx, (const char **)paths, n), sym, want, why, whylen);
+}
+
+/* The same for `n` in-memory inputs. */
+static int t_mem_call(const objrt_input *in, size_t n, const char *sym, int want,
+                      char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    return t_call_unload(ctx, objrt_load_memory(ctx, in, n), sym, want, why, whylen);
+}
+
+/* t_fails_cleanly (below) in a fresh context; with a `label`, logs "label -> error" on
+ * stderr for a reader of the log. */
+static int t_fails_cleanly_new(t_load_fn load, void *arg, const char *label, char *why, size_t whylen)
+{
+    objrt_ctx *ctx = objrt_new();
+    int ok = t_fails_cleanly(ctx, load, arg, why, whylen);
+    if (label) fprintf(stderr, "%s -> %s\n", label, objrt_error(ctx));
+    objrt_free(ctx);
+    return ok;
+}
+
 /* For a load that must fail: checks the error names `name` (and every extra needle).
  * Returns 1 when fine, else 0 with the reason in `why`. */
 static int t_check_error(objrt_ctx *ctx, const char *name, const char *const *needles,
@@ -345,6 +427,19 @@ static int t_check_error(objrt_ctx *ctx, const char *name, const char *const *ne
         }
     }
     return 1;
+}
+
+/* For a load that must fail: `u` is NULL and the error names `name` and every needle
+ * (t_check_error). A unit that did load is unloaded and `what` says why that is wrong. */
+static int t_refused(objrt_ctx *ctx, objrt_unit *u, const char *what, const char *name,
+                     const char *const *needles, char *why, size_t whylen)
+{
+    if (u) {
+        snprintf(why, whylen, "%s", what);
+        objrt_unload(u);
+        return 0;
+    }
+    return t_check_error(ctx, name, needles, why, whylen);
 }
 
 /* Case-insensitive substring search. */

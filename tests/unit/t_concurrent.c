@@ -124,7 +124,7 @@ static int run_own_ctx(void *arg, char *why, size_t whylen)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) { fprintf(stderr, "usage: %s BASIC.o BIG.o CTOR.o ROUNDS\n", argv[0]); return 2; }
+    t_args(argc, argv, 5, "BASIC.o BIG.o CTOR.o ROUNDS");
     g_basic.data = t_read_file(argv[1], &g_basic.size);
     g_big.data = t_read_file(argv[2], &g_big.size);
     g_ctor.data = t_read_file(argv[3], &g_ctor.size);
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     t_case("concurrent-same-context", run_same_ctx, NULL);
     t_case("concurrent-own-contexts", run_own_ctx, NULL);
     char why[512];
-    t_report("concurrent-control-mapping-check-sees-leak", !t_case_quiet(run_own_ctx, (void *)1, why, sizeof why),
+    t_harness("concurrent-control-mapping-check-sees-leak", !t_case_quiet(run_own_ctx, (void *)1, why, sizeof why),
              "a thread leaving a mapping behind was not noticed");
     free(g_basic.data);
     free(g_big.data);

@@ -190,46 +190,28 @@ struct job { const char *name; char input[96]; patch_fn patch; };
 static int load_patched(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
 {
     struct job *j = arg;
-    unsigned char *img = malloc(g_size);
-    memcpy(img, g_orig, g_size);
-    const char *section = j->patch(img, g_size);
+    unsigned char *img = t_copy(g_orig, g_size);
+    const char *needles[2] = { j->patch(img, g_size), NULL };
     objrt_unit *u = t_load_mem(ctx, j->input, img, g_size);
     free(img);
-    if (u) {
-        snprintf(why, whylen, "corrupted object loaded");
-        objrt_unload(u);
-        return 0;
-    }
-    const char *needles[2] = { section, NULL };
-    return t_check_error(ctx, j->input, needles, why, whylen);
+    return t_refused(ctx, u, "corrupted object loaded", j->input, needles, why, whylen);
 }
 
 static int run_case(void *arg, char *why, size_t whylen)
 {
-    objrt_ctx *ctx = objrt_new();
-    int ok = t_fails_cleanly(ctx, load_patched, arg, why, whylen);
-    fprintf(stderr, "%s -> %s\n", ((struct job *)arg)->input, objrt_error(ctx));   /* for a reader of the log */
-    objrt_free(ctx);
-    return ok;
+    return t_fails_cleanly_new(load_patched, arg, ((struct job *)arg)->input, why, whylen);
 }
 
 /* Control: the same copy-and-load path with no patch loads and runs. */
 static int run_control(void *arg, char *why, size_t whylen)
 {
     (void)arg;
-    unsigned char *img = malloc(g_size);
-    memcpy(img, g_orig, g_size);
+    unsigned char *img = t_copy(g_orig, g_size);
     p_none(img, g_size);
-    objrt_ctx *ctx = objrt_new();
-    objrt_unit *u = t_load_mem(ctx, "unpatched.o", img, g_size);
+    objrt_input in = { "unpatched.o", img, g_size };
+    int ok = t_mem_call(&in, 1, "basic_answer", 42, why, whylen);
     free(img);
-    if (!u) { snprintf(why, whylen, "unpatched object did not load: %s", objrt_error(ctx)); return 0; }
-    int (*answer)(void) = (int (*)(void))objrt_unit_sym(u, "basic_answer");
-    int v = answer ? answer() : -1;
-    objrt_unload(u);
-    objrt_free(ctx);
-    if (v != 42) { snprintf(why, whylen, "basic_answer() returned %d, expected 42", v); return 0; }
-    return 1;
+    return ok;
 }
 
 int main(int argc, char **argv)

@@ -33,7 +33,7 @@ static void control_rss_check(void)
     memset(leak, 1, 4 << 20);
     __asm__ volatile("" : : "r"(leak) : "memory");    /* keep the compiler from eliding it */
     long grown = t_rss_kib() - before;
-    t_report("cycles-control-rss-check-sees-4mib-leak", grown > TOLERANCE_KIB,
+    t_harness("cycles-control-rss-check-sees-4mib-leak", grown > TOLERANCE_KIB,
              "RSS grew only %ld KiB after touching 4 MiB", grown);
     free(leak);
 }
@@ -45,6 +45,17 @@ int main(int argc, char **argv)
     int cycles = atoi(argv[2]);
     int check_rss = argc > 3 && strcmp(argv[3], "rss") == 0;
     const char *err = "";
+    static const char *const names[] = {
+        "cycles-mappings-flat", "HARNESS cycles-control-mapping-check-sees-kept-units",
+        "cycles-unload-returns-mappings", NULL,
+    };
+    static const char *const rss_names[] = {
+        "HARNESS cycles-control-rss-check-sees-4mib-leak", "cycles-rss-flat",
+        "HARNESS cycles-control-rss-check-sees-kept-units", NULL,
+    };
+    if (t_listing() && check_rss)
+        for (const char *const *n = rss_names; *n; n++) printf("EXPECT %s\n", *n);
+    t_declare(names);      /* main() itself does the work: list mode stops here */
     objrt_ctx *ctx = objrt_new();
 
     if (check_rss) control_rss_check();
@@ -89,12 +100,12 @@ int main(int argc, char **argv)
         int maps3 = t_maps_count();
         size_t bytes3 = t_maps_bytes();
         if (n != LEAK_LOADS) {
-            t_report("cycles-control-kept-units", 0, "load %d failed: %s", n + 1, objrt_error(ctx));
+            t_harness("cycles-control-kept-units", 0, "load %d failed: %s", n + 1, objrt_error(ctx));
         } else if (round == 1) {
-            t_report("cycles-control-mapping-check-sees-kept-units", maps3 > maps2 || bytes3 > bytes2,
+            t_harness("cycles-control-mapping-check-sees-kept-units", maps3 > maps2 || bytes3 > bytes2,
                      "%d units kept loaded but mappings unchanged (%d lines)", n, maps3);
             if (check_rss)
-                t_report("cycles-control-rss-check-sees-kept-units", rss3 - rss2 > TOLERANCE_KIB,
+                t_harness("cycles-control-rss-check-sees-kept-units", rss3 - rss2 > TOLERANCE_KIB,
                          "%d units kept loaded but RSS grew only %ld KiB", n, rss3 - rss2);
         }
         while (n > 0) objrt_unload(kept[--n]);

@@ -126,16 +126,21 @@ static int run_fresh(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* `u` was just loaded into `c` and must have been refused naming `name`; frees `c`. */
+static int refused(objrt_ctx *c, objrt_unit *u, const char *what, const char *name, char *why, size_t whylen)
+{
+    int ok = t_refused(c, u, what, name, NULL, why, whylen);
+    objrt_free(c);
+    return ok;
+}
+
 static int run_nonexistent(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *c = objrt_new();
     const char *paths[1] = { "/nonexistent/objrt-no-such-file.o" };
-    objrt_unit *u = objrt_load(c, paths, 1);
-    if (u) { snprintf(why, whylen, "loading a nonexistent file succeeded"); return 0; }
-    int ok = t_check_error(c, "objrt-no-such-file.o", NULL, why, whylen);
-    objrt_free(c);
-    return ok;
+    return refused(c, objrt_load(c, paths, 1), "loading a nonexistent file succeeded",
+                   "objrt-no-such-file.o", why, whylen);
 }
 
 static int run_empty(void *arg, char *why, size_t whylen)
@@ -143,11 +148,8 @@ static int run_empty(void *arg, char *why, size_t whylen)
     (void)arg;
     objrt_ctx *c = objrt_new();
     static const char nothing[1] = "";
-    objrt_unit *u = t_load_mem(c, "empty-input.o", nothing, 0);
-    if (u) { snprintf(why, whylen, "an empty input loaded"); return 0; }
-    int ok = t_check_error(c, "empty-input.o", NULL, why, whylen);
-    objrt_free(c);
-    return ok;
+    return refused(c, t_load_mem(c, "empty-input.o", nothing, 0), "an empty input loaded",
+                   "empty-input.o", why, whylen);
 }
 
 /* Of several inputs, the error names the broken one, not the first. */
@@ -157,11 +159,8 @@ static int run_which_input(void *arg, char *why, size_t whylen)
     objrt_ctx *c = objrt_new();
     objrt_input in[3] = { { "good-first.o", g_basic, g_basic_size }, { "broken-second.o", g_basic, 200 },
                           { "good-third.o", g_basic, g_basic_size } };
-    objrt_unit *u = objrt_load_memory(c, in, 3);
-    if (u) { snprintf(why, whylen, "a set with a truncated input loaded"); return 0; }
-    int ok = t_check_error(c, "broken-second.o", NULL, why, whylen);
-    objrt_free(c);
-    return ok;
+    return refused(c, objrt_load_memory(c, in, 3), "a set with a truncated input loaded",
+                   "broken-second.o", why, whylen);
 }
 
 static int run_unload_null(void *arg, char *why, size_t whylen)
@@ -209,10 +208,10 @@ static int run_recover(void *arg, char *why, size_t whylen)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: %s MISSING.o BASIC.o\n", argv[0]); return 2; }
+    t_args(argc, argv, 3, "MISSING.o BASIC.o");
     g_missing = argv[1];
     g_basic = t_read_file(argv[2], &g_basic_size);
-    t_report("error-control-own-message-check-rejects-other",
+    t_harness("error-control-own-message-check-rejects-other",
              !own_message("thread-b-truncated.o: truncated", MARK_A, MARK_B) &&
              !own_message("x.o: undefined symbol 'objrt_test_no_such_symbol_xyz' (thread-b-truncated.o)", MARK_A, MARK_B) &&
              own_message("x.o: undefined symbol 'objrt_test_no_such_symbol_xyz'", MARK_A, MARK_B),
@@ -221,12 +220,13 @@ int main(int argc, char **argv)
 #ifndef T_NO_THREADS
     t_case("error-per-thread", run_threads, NULL);
 #endif
-    t_case("error-per-context", run_contexts, NULL);
-    t_case("error-nonexistent-file", run_nonexistent, NULL);
-    t_case("error-empty-input", run_empty, NULL);
-    t_case("error-names-the-broken-input", run_which_input, NULL);
-    t_case("error-unload-null", run_unload_null, NULL);
-    t_case("error-recover-and-unload-returns-mappings", run_recover, NULL);
+    static const t_entry cases[] = {
+        { "error-per-context", run_contexts, NULL }, { "error-nonexistent-file", run_nonexistent, NULL },
+        { "error-empty-input", run_empty, NULL }, { "error-names-the-broken-input", run_which_input, NULL },
+        { "error-unload-null", run_unload_null, NULL },
+        { "error-recover-and-unload-returns-mappings", run_recover, NULL },
+    };
+    t_cases(cases, sizeof cases / sizeof cases[0]);
     free(g_basic);
     return t_exit_status();
 }

@@ -107,26 +107,19 @@ static int load_far_addend(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
 
 static int run(void *arg, char *why, size_t whylen)
 {
-    objrt_ctx *ctx = objrt_new();
-    int ok = t_fails_cleanly(ctx, (t_load_fn)arg, NULL, why, whylen);
-    objrt_free(ctx);
-    return ok;
+    return t_fails_cleanly_new((t_load_fn)arg, NULL, NULL, why, whylen);
 }
 
 static int run_control(void *arg, char *why, size_t whylen)
 {
     (void)arg;
-    objrt_ctx *ctx = objrt_new();
-    objrt_unit *u = t_load_mem(ctx, "basic.o", g_basic, g_basic_size);
-    if (!u) { snprintf(why, whylen, "unpatched object did not load: %s", objrt_error(ctx)); return 0; }
-    objrt_unload(u);
-    objrt_free(ctx);
-    return 1;
+    objrt_input in = { "basic.o", g_basic, g_basic_size };
+    return t_mem_call(&in, 1, NULL, 0, why, whylen);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: %s BASIC.o TLS.o\n", argv[0]); return 2; }
+    t_args(argc, argv, 3, "BASIC.o TLS.o");
     g_basic = t_read_file(argv[1], &g_basic_size);
     g_tls = t_read_file(argv[2], &g_tls_size);
     free(patched_basic());              /* sets g_rel_offset */
@@ -136,10 +129,10 @@ int main(int argc, char **argv)
     /* Negative controls of the message check itself. */
     char msg[128];
     snprintf(msg, sizeof msg, "x.o: section .text+0x%lx: unknown relocation type 255", g_rel_offset + 1);
-    t_report("reloc-control-check-rejects-wrong-offset", !names_reloc(msg, g_rel_offset, why, sizeof why),
+    t_harness("reloc-control-check-rejects-wrong-offset", !names_reloc(msg, g_rel_offset, why, sizeof why),
              "accepted a message with the wrong offset");
     snprintf(msg, sizeof msg, "x.o: section .text+0x%lx: unknown relocation type 255", g_rel_offset);
-    t_report("reloc-control-check-accepts-right-message", names_reloc(msg, g_rel_offset, why, sizeof why), "%s", why);
+    t_harness("reloc-control-check-accepts-right-message", names_reloc(msg, g_rel_offset, why, sizeof why), "%s", why);
 
     t_case("reloc-unknown-type-0xff", run, (void *)load_unknown);
     t_case("reloc-tls-loads", run, (void *)load_tls);

@@ -118,15 +118,15 @@ int main(int argc, char **argv)
     /* Control: containment rejects an address one reservation away. */
     static char probe[3 * 4096] __attribute__((aligned(4096)));
     uintptr_t inside[2] = { (uintptr_t)probe, (uintptr_t)probe + 4096 };
-    t_report("reserve-control-containment-rejects-span", !contained(inside, 2, 4096, why, sizeof why),
+    t_harness("reserve-control-containment-rejects-span", !contained(inside, 2, 4096, why, sizeof why),
              "a span of 4097 bytes fitted in a 4096-byte reservation");
     uintptr_t unmapped[1] = { 16 };
-    t_report("reserve-control-containment-rejects-unmapped", !contained(unmapped, 1, 4096, why, sizeof why),
+    t_harness("reserve-control-containment-rejects-unmapped", !contained(unmapped, 1, 4096, why, sizeof why),
              "an unmapped address was accepted");
 
     /* 36 objects are expected (3 page sizes x 6 alignments x 2 sizes): fewer means the
      * suite did not pass them, and the arithmetic went unchecked. */
-    t_report("reserve-fixtures-given", argc - 1 >= 36, "only %d align-*.o fixtures given", argc - 1);
+    t_harness("reserve-fixtures-given", argc - 1 >= 36, "only %d align-*.o fixtures given", argc - 1);
     for (int i = 1; i < argc; i++) {
         char *copy = strdup(argv[i]);
         struct job j = { argv[i], 0, 0, 0 };

@@ -50,6 +50,16 @@ static int control_loads(void *arg, char *why, size_t whylen)
 
 typedef struct { const char *variant, *symbol; int patch_to_victim; } bad_slot;
 
+/* Unload `u` (if it loaded), free the context and the image; returns `ok`. */
+static int finish(objrt_ctx *ctx, objrt_unit *u, unsigned char *img, int ok)
+{
+    if (u)
+        objrt_unload(u);
+    objrt_free(ctx);
+    free(img);
+    return ok;
+}
+
 static int slot_refused(void *arg, char *why, size_t whylen)
 {
     const bad_slot *b = arg;
@@ -70,11 +80,7 @@ static int slot_refused(void *arg, char *why, size_t whylen)
         snprintf(why, whylen, "host variable overwritten through absolute '%s'", b->symbol);
         ok = 0;
     }
-    if (u)
-        objrt_unload(u);
-    objrt_free(ctx);
-    free(img);
-    return ok;
+    return finish(ctx, u, img, ok);
 }
 
 static int main_rejected(void *arg, char *why, size_t whylen)
@@ -94,11 +100,7 @@ static int main_rejected(void *arg, char *why, size_t whylen)
     } else {
         ok = 1;
     }
-    if (u)
-        objrt_unload(u);
-    objrt_free(ctx);
-    free(img);
-    return ok;
+    return finish(ctx, u, img, ok);
 }
 
 int main(int argc, char **argv)

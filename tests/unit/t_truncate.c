@@ -30,33 +30,22 @@ static int load_prefix(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
     } else {
         u = t_load_mem(ctx, c->name, g_img, c->at);
     }
-    if (u) {
-        snprintf(why, whylen, "truncated input of %zu bytes loaded", c->at);
-        objrt_unload(u);
-        return 0;
-    }
-    return t_check_error(ctx, c->name, NULL, why, whylen);
+    char what[64];
+    snprintf(what, sizeof what, "truncated input of %zu bytes loaded", c->at);
+    return t_refused(ctx, u, what, c->name, NULL, why, whylen);
 }
 
 static int run_cut(void *arg, char *why, size_t whylen)
 {
-    objrt_ctx *ctx = objrt_new();
-    int ok = t_fails_cleanly(ctx, load_prefix, arg, why, whylen);
-    fprintf(stderr, "%s -> %s\n", ((struct cut *)arg)->name, objrt_error(ctx));   /* for a reader of the log */
-    objrt_free(ctx);
-    return ok;
+    return t_fails_cleanly_new(load_prefix, arg, ((struct cut *)arg)->name, why, whylen);
 }
 
 /* Control: the whole object loads and leaves no mapping after unload. */
 static int run_whole(void *arg, char *why, size_t whylen)
 {
     (void)arg;
-    objrt_ctx *ctx = objrt_new();
-    objrt_unit *u = t_load_mem(ctx, "whole.o", g_img, g_size);
-    if (!u) { snprintf(why, whylen, "unmodified object did not load: %s", objrt_error(ctx)); return 0; }
-    objrt_unload(u);
-    objrt_free(ctx);
-    return 1;
+    objrt_input in = { "whole.o", g_img, g_size };
+    return t_mem_call(&in, 1, NULL, 0, why, whylen);
 }
 
 /* Negative control of the leftover check: a "load" that leaves a mapping behind. */
@@ -117,11 +106,11 @@ int main(int argc, char **argv)
     char why[1024];
 
     t_report(n1, t_case_quiet(run_whole, NULL, why, sizeof why), "%s", why);
-    t_report(n2, t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
+    t_harness(n2, t_case_quiet(run_leaky, NULL, why, sizeof why), "%s", why);
     if (t_have_lsan()) {
         char n5[128];
         snprintf(n5, sizeof n5, "%scontrol-heap-leak-check-detects", p);
-        t_report(n5, t_case_quiet(run_heap_leaky, NULL, why, sizeof why), "%s", why);
+        t_harness(n5, t_case_quiet(run_heap_leaky, NULL, why, sizeof why), "%s", why);
     }
 
     /* Every place where a header or section starts or ends, plus every 64 bytes. */
@@ -146,7 +135,7 @@ int main(int argc, char **argv)
 
     /* gcc and clang put the section header table last: every shorter prefix is broken. */
     if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize != g_size) {
-        t_report(n3, 0, "section header table does not end the file");
+        t_harness(n3, 0, "section header table does not end the file");
         return t_exit_status();
     }
 

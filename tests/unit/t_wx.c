@@ -61,15 +61,15 @@ static void control_static(void)
 {
     char why[256];
     int base = t_wx_scan(why, sizeof why);
-    t_report("wx-no-wx-mapping-at-start", base == 0, "already present before any load: %s", why);
+    t_harness("wx-no-wx-mapping-at-start", base == 0, "already present before any load: %s", why);
     void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int rwx = t_wx_scan(why, sizeof why);
     munmap(p, 4096);
     p = mmap(NULL, 4096, PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int wx = t_wx_scan(why, sizeof why);
     munmap(p, 4096);
-    t_report("wx-control-checker-flags-rwx", rwx == base + 1, "rwx mapping not flagged (%d)", rwx);
-    t_report("wx-control-checker-flags-wx", wx == base + 1, "-wx mapping not flagged (%d)", wx);
+    t_harness("wx-control-checker-flags-rwx", rwx == base + 1, "rwx mapping not flagged (%d)", rwx);
+    t_harness("wx-control-checker-flags-wx", wx == base + 1, "-wx mapping not flagged (%d)", wx);
 }
 
 /* Control: the racing poller catches rwx windows opened by this thread. */
@@ -86,7 +86,7 @@ static void control_race(void)
     }
     stop_poller(t);
     munmap(p, 4096);
-    t_report("wx-control-poller-catches-rwx-window", atomic_load(&g_hits) > 0,
+    t_harness("wx-control-poller-catches-rwx-window", atomic_load(&g_hits) > 0,
              "poller missed 20 rwx windows (%ld scans)", atomic_load(&g_scans));
 }
 
@@ -174,6 +174,14 @@ int main(int argc, char **argv)
     g_img = t_read_file(argv[1], &g_size);
     for (int i = 3; i < argc; i++, g_nextra++)
         g_extra[g_nextra] = t_read_file(argv[i], &g_extra_size[g_nextra]);
+    static const char *const names[] = {
+        "HARNESS wx-no-wx-mapping-at-start", "HARNESS wx-control-checker-flags-rwx",
+        "HARNESS wx-control-checker-flags-wx", "HARNESS wx-control-poller-catches-rwx-window",
+        "wx-after-load-no-wx-mapping", "wx-after-load-code-r-x", "wx-after-load-data-rw-",
+        "wx-after-load-reloc-data-rw-", "wx-after-load-rodata-not-writable", "wx-after-load-bss-rw-",
+        "wx-after-load-code-runs", "wx-race-load-unload", NULL,
+    };
+    t_declare(names);      /* main() itself does the work: list mode stops here */
     control_static();
     control_race();
     after_load();
