@@ -289,6 +289,29 @@ static int t_fails_cleanly(objrt_ctx *ctx, t_load_fn load, void *arg, char *why,
 
 /* ---- ELF patching (all targets here are ELF64 little-endian) ---- */
 
+#if defined(__x86_64__)
+#define T_MACHINE EM_X86_64
+#else
+#define T_MACHINE EM_AARCH64
+#endif
+
+/* Fill the ELF header of a relocatable object for this machine built from scratch. */
+static void t_rel_header(Elf64_Ehdr *eh, Elf64_Off shoff, Elf64_Half shnum, Elf64_Half shstrndx)
+{
+    memcpy(eh->e_ident, ELFMAG, SELFMAG);
+    eh->e_ident[EI_CLASS] = ELFCLASS64;
+    eh->e_ident[EI_DATA] = ELFDATA2LSB;
+    eh->e_ident[EI_VERSION] = EV_CURRENT;
+    eh->e_type = ET_REL;
+    eh->e_machine = T_MACHINE;
+    eh->e_version = EV_CURRENT;
+    eh->e_ehsize = sizeof *eh;
+    eh->e_shoff = shoff;
+    eh->e_shentsize = sizeof(Elf64_Shdr);
+    eh->e_shnum = shnum;
+    eh->e_shstrndx = shstrndx;
+}
+
 static Elf64_Ehdr *t_ehdr(unsigned char *img) { return (Elf64_Ehdr *)img; }
 
 static Elf64_Shdr *t_shdr(unsigned char *img, unsigned idx)

@@ -13,12 +13,6 @@
 #include "t_common.h"
 #include <time.h>
 
-#if defined(__x86_64__)
-#define T_MACHINE EM_X86_64
-#else
-#define T_MACHINE EM_AARCH64
-#endif
-
 static double now_s(void)
 {
     struct timespec t;
@@ -76,19 +70,7 @@ static unsigned char *w_end(elfw *w, size_t *len)
                                             .sh_size = w->shstrlen + 10, .sh_addralign = 1 });
     memcpy(w->buf + off, w->shstr, w->shstrlen);    /* now including ".shstrtab" */
     size_t shoff = w_bytes(w, w->sh, w->nsh * sizeof(Elf64_Shdr), 8);
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)w->buf;
-    memcpy(eh->e_ident, ELFMAG, SELFMAG);
-    eh->e_ident[EI_CLASS] = ELFCLASS64;
-    eh->e_ident[EI_DATA] = ELFDATA2LSB;
-    eh->e_ident[EI_VERSION] = EV_CURRENT;
-    eh->e_type = ET_REL;
-    eh->e_machine = T_MACHINE;
-    eh->e_version = EV_CURRENT;
-    eh->e_ehsize = sizeof *eh;
-    eh->e_shoff = shoff;
-    eh->e_shentsize = sizeof(Elf64_Shdr);
-    eh->e_shnum = (Elf64_Half)w->nsh;
-    eh->e_shstrndx = (Elf64_Half)idx;
+    t_rel_header((Elf64_Ehdr *)w->buf, shoff, (Elf64_Half)w->nsh, (Elf64_Half)idx);
     *len = w->len;
     return w->buf;
 }

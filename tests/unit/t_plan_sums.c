@@ -13,12 +13,6 @@
  */
 #include "t_common.h"
 
-#if defined(__x86_64__)
-#define T_MACHINE EM_X86_64
-#else
-#define T_MACHINE EM_AARCH64
-#endif
-
 #define NAMES "\0.bss\0.shstrtab\0"     /* .bss at 1, .shstrtab at 6 */
 
 /* An ET_REL object: section 1 the name table, sections 2..nsec-1 NOBITS .bss of `size`. */
@@ -27,19 +21,8 @@ static unsigned char *nobits_object(size_t nsec, uint64_t size, size_t *len)
     size_t shoff = 64 + 16;
     *len = shoff + nsec * sizeof(Elf64_Shdr);
     unsigned char *img = calloc(1, *len);
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-    memcpy(eh->e_ident, ELFMAG, SELFMAG);
-    eh->e_ident[EI_CLASS] = ELFCLASS64;
-    eh->e_ident[EI_DATA] = ELFDATA2LSB;
-    eh->e_ident[EI_VERSION] = EV_CURRENT;
-    eh->e_type = ET_REL;
-    eh->e_machine = T_MACHINE;
-    eh->e_version = EV_CURRENT;
-    eh->e_ehsize = sizeof *eh;
-    eh->e_shoff = shoff;
-    eh->e_shentsize = sizeof(Elf64_Shdr);
-    eh->e_shnum = nsec < SHN_LORESERVE ? (Elf64_Half)nsec : 0;   /* 0: count in sh[0] */
-    eh->e_shstrndx = 1;
+    /* e_shnum 0: the count is in sh[0].sh_size */
+    t_rel_header((Elf64_Ehdr *)img, shoff, nsec < SHN_LORESERVE ? (Elf64_Half)nsec : 0, 1);
     memcpy(img + 64, NAMES, sizeof NAMES - 1);
     Elf64_Shdr *sh = (Elf64_Shdr *)(img + shoff);
     if (nsec >= SHN_LORESERVE)
