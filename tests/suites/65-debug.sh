@@ -39,7 +39,7 @@ fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $SRC/fixtures/NAME.c
 build_test() {   # build_test NAME: $BIN/NAME from $SRC/NAME.c
     local name=$1
     # shellcheck disable=SC2086
-    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $TFLAGS -I"$ROOT/include" \
+    $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g $TFLAGS -I"$ROOT/include" -I"$ROOT/tests" \
         "$SRC/$name.c" "$B/libobjrt.a" -ldl -lpthread -o "$BIN/$name" 2>"$TMP/$name.build" ||
         { fail "$name-build: $(grep -m 2 -E 'error|undefined' "$TMP/$name.build" | tr '\n' ' ')"; return 1; }
 }
