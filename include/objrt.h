@@ -215,6 +215,9 @@ int objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);
 typedef struct objrt_options {
     size_t page_size;        /* plan granule: 0 = the system's; 4096, 16384 or 65536 */
     int no_constructors;     /* 1: do not run constructors or destructors */
+    int earlier_wins;        /* 1: a weak or common definition yields to a definition of
+                                the same name in an earlier unit or objrt_define(), as in
+                                MCJIT or the dynamic linker's global scope (JIT sessions) */
 } objrt_options;
 
 int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);

@@ -276,7 +276,7 @@ static objrt_unit *link_unit(objrt_link *l, double t0)
         return NULL;
     }
     u->ctx = l->ctx;
-    if (objrt_resolve(l) || objrt_plan_layout(l) || objrt_place(l)) {
+    if (objrt_resolve(l) || objrt_interpose(l) || objrt_plan_layout(l) || objrt_place(l)) {
         free_unit(u);
         return NULL;
     }

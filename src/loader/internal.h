@@ -4,6 +4,7 @@
  *   input.c    bytes: files mapped, archives split into members
  *   parse.c    ELF validated into objrt_obj (no side effects)
  *   resolve.c  every undefined symbol bound; archive members pulled to a fixed point
+ *   interpose.c  optionally, weak/common definitions yield to earlier units (JIT sessions)
  *   plan.c     exact layout: offsets, GOT and stub counts, groups, the placement window
  *   place.c    one reservation inside that window
  *   tls.c      thread-local storage: the unit's TLS block as a module glibc manages
@@ -301,6 +302,7 @@ void objrt_perfmap_write(const objrt_link *l);
 /* lto.c: -flto inputs (IR, no machine code) are refused with what to do instead. */
 int objrt_lto_check_bytes(objrt_link *l, const char *name, const uint8_t *d, size_t size);
 int objrt_lto_check_object(objrt_link *l, const objrt_obj *o);
+int objrt_interpose(objrt_link *l);
 
 static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
