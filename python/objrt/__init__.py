@@ -1,0 +1,305 @@
+"""objrt for Python: load ELF relocatable objects (.o) and static archives (.a) into the
+running process and call them, through libobjrt.so (ctypes, nothing compiled).
+
+    import ctypes, objrt
+    ctx = objrt.Context()
+    with ctx.load("kernel.o", open("libhelpers.a", "rb").read()) as unit:
+        dot = unit.function("dot", ctypes.c_double, ctypes.c_void_p, ctypes.c_size_t)
+        print(dot(buf, n))
+    # leaving the block unloads the unit (destructors run, memory returned)
+
+Every failure raises objrt.LinkError carrying objrt's own message (file, section, symbol).
+objrt.llvm is an llvmlite-compatible execution engine, objrt.numba runs numba on it.
+"""
+import ctypes
+import dataclasses
+import os
+import threading
+
+from . import _lib
+
+__all__ = ["Context", "Unit", "Stats", "LinkError", "KernelError", "library_path"]
+
+library_path = _lib.path
+"""The libobjrt.so this package uses (OBJRT_LIBRARY overrides the search)."""
+
+
+class LinkError(Exception):
+    """A load, link or lookup failed; str(e) is objrt's message."""
+
+
+class KernelError(Exception):
+    """A TVM packed function returned an error; str(e) is TVMGetLastError()'s text."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """What objrt did for one unit (struct objrt_stats of objrt.h)."""
+    link_us: float          #: first byte parsed to code ready to run, in microseconds
+    objects: int            #: object files linked, archive members pulled in included
+    relocations: int        #: relocations applied
+    reserved_bytes: int     #: size of the unit's single address reservation
+    used_bytes: int         #: bytes of sections, GOT and stubs, without padding
+    got_slots: int
+    stubs: int
+    stubs_used: int         #: calls that went through a stub (the others were in reach)
+
+
+def _name_bytes(name):
+    if isinstance(name, bytes):
+        return name
+    if not isinstance(name, str) or not name:
+        raise TypeError("symbol name must be a non-empty str, got %r" % (name,))
+    return name.encode()
+
+
+def _address_of(target):
+    """An integer address for define(): an int, a ctypes function, or a ctypes object."""
+    if isinstance(target, bool):
+        raise TypeError("define: an address or a ctypes object, not a bool")
+    if isinstance(target, int):
+        return target
+    if isinstance(target, ctypes._CFuncPtr):
+        return ctypes.cast(target, ctypes.c_void_p).value
+    if isinstance(target, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
+        return ctypes.addressof(target)
+    raise TypeError("define: expected an int address, a ctypes function (CFUNCTYPE(...)(f)) or "
+                    "a ctypes object, got %s" % type(target).__name__)
+
+
+class Context:
+    """A set of loaded units, symbols given with define(), libraries and a resolver.
+
+    Later loads bind to earlier units of the same context. A context lives as long as any
+    of its units (each holds a reference); close() (or garbage collection) unloads what is
+    left. Safe to use from several threads: objrt serialises loads per context.
+
+    page_size: plan granule (0 = the system's, or 4096/16384/65536).
+    constructors: False to skip the units' constructors and destructors.
+    earlier_wins: True to let weak and common definitions yield to one already in the
+    context, as MCJIT does (objrt.llvm sets it).
+    """
+
+    def __init__(self, page_size=0, constructors=True, earlier_wins=False):
+        h = _lib.objrt_new()
+        if not h:
+            raise MemoryError("objrt_new failed")
+        self._h = h
+        self._keep = {}                 # name -> object whose address was defined
+        self._resolver = None           # (python callable, C trampoline)
+        self._resolver_error = threading.local()
+        self._live = set()              # unit handles not yet unloaded (no weakrefs: the
+                                        # collector clears those before running __del__)
+        opt = _lib.Options(page_size, 0 if constructors else 1, 1 if earlier_wins else 0)
+        if _lib.objrt_set_options(h, ctypes.byref(opt)):
+            msg = self._error()
+            _lib.objrt_free(h)
+            self._h = None
+            raise LinkError(msg)
+
+    # -- internals ------------------------------------------------------------------------
+    def _handle(self):
+        if not self._h:
+            raise LinkError("context is closed")
+        return self._h
+
+    def _error(self):
+        return (_lib.objrt_error(self._h) or b"").decode(errors="replace")
+
+    def _fail(self, what=None):
+        err = getattr(self._resolver_error, "exc", None)
+        self._resolver_error.exc = None
+        e = LinkError(self._error() or what or "objrt failed")
+        if err is not None:
+            raise e from err
+        raise e
+
+    # -- loading --------------------------------------------------------------------------
+    def load(self, *inputs):
+        """Link the inputs as one unit and return it.
+
+        Each input is a path (str or os.PathLike), or the bytes of an object or archive
+        (bytes, bytearray, memoryview), or a (name, bytes) pair naming the bytes in error
+        messages. Raises LinkError with objrt's message when the load fails; nothing of a
+        failed load stays mapped.
+        """
+        h = self._handle()
+        if not inputs:
+            raise LinkError("nothing to load")
+        if all(isinstance(i, (str, os.PathLike)) for i in inputs):
+            paths = [os.fsencode(i) for i in inputs]
+            arr = (ctypes.c_char_p * len(paths))(*paths)
+            u = _lib.objrt_load(h, arr, len(paths))
+        else:
+            arr = (_lib.Input * len(inputs))()
+            keep = []
+            for k, item in enumerate(inputs):
+                name, data = self._input(k, item)
+                buf = ctypes.create_string_buffer(data, len(data)) if data else None
+                keep.append((name, buf))
+                arr[k] = _lib.Input(name, ctypes.cast(buf, ctypes.c_void_p) if buf else None,
+                                    len(data))
+            u = _lib.objrt_load_memory(h, arr, len(inputs))
+        if not u:
+            self._fail()
+        self._live.add(u)
+        return Unit(self, u)
+
+    @staticmethod
+    def _input(k, item):
+        if isinstance(item, (str, os.PathLike)):
+            with open(item, "rb") as f:
+                return os.fsencode(item), f.read()
+        if isinstance(item, tuple) and len(item) == 2:
+            name, data = item
+            return os.fsencode(name), bytes(data)
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            return b"<bytes #%d>" % k, bytes(item)
+        raise TypeError("load: input %d is %s; expected a path, bytes or (name, bytes)"
+                        % (k, type(item).__name__))
+
+    # -- symbols --------------------------------------------------------------------------
+    def define(self, name, target):
+        """Give `name` an address for later loads: an int, a ctypes function (for example
+        ``CFUNCTYPE(c_int, c_int)(py_callable)``) or a ctypes object (its address). The
+        object is kept alive as long as the context, so a Python callback cannot be
+        collected while loaded code may call it. Defining a name again replaces it."""
+        addr = _address_of(target)
+        if _lib.objrt_define(self._handle(), _name_bytes(name), addr):
+            self._fail()
+        self._keep[_name_bytes(name)] = target
+
+    def add_library(self, name):
+        """Make a shared library's symbols available to later loads: a path, a soname
+        ("libm.so.6") or a short name as for ``cc -l`` ("m")."""
+        if _lib.objrt_add_library(self._handle(), os.fsencode(name)):
+            self._fail()
+
+    def set_resolver(self, fn):
+        """Consult ``fn(name) -> address or None`` for names nothing else defines (after
+        the host and added libraries, before "undefined symbol"). It is called during
+        load() on the loading thread; an exception it raises fails that load and becomes
+        the LinkError's __cause__. None removes the resolver."""
+        h = self._handle()
+        if fn is None:
+            _lib.objrt_set_resolver(h, _lib.RESOLVER(), None)
+            self._resolver = None
+            return
+
+        def trampoline(_data, cname):
+            try:
+                addr = fn(cname.decode())
+                if addr is None:
+                    return None
+                if not isinstance(addr, int) or isinstance(addr, bool):
+                    raise TypeError("resolver returned %r for %r; expected int or None"
+                                    % (addr, cname.decode()))
+                return addr or None
+            except BaseException as e:           # noqa: B902 - reported through load()
+                self._resolver_error.exc = e
+                return None
+
+        tramp = _lib.RESOLVER(trampoline)
+        _lib.objrt_set_resolver(h, tramp, None)
+        self._resolver = (fn, tramp)
+
+    def sym(self, name):
+        """Address of a global symbol of any loaded unit (latest first) or of a defined
+        name, or None."""
+        return _lib.objrt_sym(self._handle(), _name_bytes(name)) or None
+
+    # -- lifetime -------------------------------------------------------------------------
+    def close(self):
+        """Unload every unit still loaded and free the context."""
+        if not self._h:
+            return
+        self._live.clear()
+        _lib.objrt_free(self._h)            # unloads what is left, newest first
+        self._h = None
+        self._keep.clear()
+        self._resolver = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_h", None) and _lib is not None and _lib.objrt_free is not None:
+            self.close()
+
+
+class Unit:
+    """One loaded unit. Unloaded by unload(), on leaving a ``with`` block, or when it is
+    garbage-collected: keep a reference (or a function from function()) while its code
+    or addresses are in use."""
+
+    def __init__(self, ctx, handle):
+        self.context = ctx
+        self._h = handle
+        self._funcs = {}
+
+    def _handle(self):
+        if not self.loaded:
+            raise LinkError("unit is unloaded")
+        return self._h
+
+    @property
+    def loaded(self):
+        """False once unloaded (explicitly, by a ``with`` block or by Context.close())."""
+        return bool(self._h) and self._h in self.context._live
+
+    def address(self, name):
+        """Address (int) of a global definition of this unit; LinkError if it has none."""
+        p = _lib.objrt_unit_sym(self._handle(), _name_bytes(name))
+        if not p:
+            raise LinkError("no global symbol '%s' in this unit"
+                            % _name_bytes(name).decode(errors="replace"))
+        return p
+
+    def function(self, name, restype, *argtypes):
+        """A ctypes function calling `name` with the given C signature. The function keeps
+        this unit loaded as long as it exists (unload() still unloads explicitly)."""
+        addr = self.address(name)
+        f = ctypes.CFUNCTYPE(restype, *argtypes)(addr)
+        f._objrt_unit = self                # ctypes function objects accept attributes
+        return f
+
+    def packed(self, name):
+        """A Python callable for the unit's TVM packed function `name` (see objrt._tvm)."""
+        from . import _tvm
+        return _tvm.PackedFunction(self, name)
+
+    @property
+    def stats(self):
+        """The unit's Stats (what the planner and linker did)."""
+        s = _lib.CStats()
+        _lib.objrt_unit_stats(self._handle(), ctypes.byref(s))
+        return Stats(*(getattr(s, f[0]) for f in _lib.CStats._fields_))
+
+    @property
+    def dependants(self):
+        """How many loaded units are bound to this one (objrt_unit_dependants)."""
+        return _lib.objrt_unit_dependants(self._handle())
+
+    def unload(self):
+        """Run destructors and return the unit's memory. Idempotent."""
+        h, self._h = self._h, None
+        live = self.context._live
+        if h and h in live:                 # not already freed with its context
+            live.discard(h)
+            _lib.objrt_unload(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.unload()
+
+    def __del__(self):
+        if getattr(self, "_h", None) and _lib is not None and _lib.objrt_unload is not None:
+            self.unload()
+
+    def __repr__(self):
+        return "<objrt.Unit %s>" % ("0x%x" % self._h if self._h else "unloaded")

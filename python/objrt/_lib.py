@@ -1,0 +1,82 @@
+"""Finding libobjrt.so and declaring the C API (include/objrt.h) for ctypes."""
+import ctypes
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    env = os.environ.get("OBJRT_LIBRARY")
+    if env:
+        return [env]                        # an explicit choice is never second-guessed
+    out = []
+    try:
+        from . import _installed            # written by `make install`
+        out.append(_installed.LIBRARY)
+    except ImportError:
+        pass
+    # Running from a checkout: python/objrt/ -> <repo>/build/libobjrt.so
+    out.append(os.path.join(_HERE, "..", "..", "build", "libobjrt.so"))
+    out.append("libobjrt.so")               # the dynamic linker's search path
+    return out
+
+
+def _open():
+    errors = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            errors.append("%s: no such file" % path)
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError("objrt: cannot load libobjrt.so (set OBJRT_LIBRARY or run `make`): "
+                      + "; ".join(errors))
+
+
+lib, path = _open()
+
+c_p = ctypes.c_void_p
+
+
+class Input(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("data", c_p), ("size", ctypes.c_size_t)]
+
+
+class CStats(ctypes.Structure):
+    _fields_ = [("link_us", ctypes.c_double), ("objects", ctypes.c_size_t),
+                ("relocations", ctypes.c_size_t), ("reserved_bytes", ctypes.c_size_t),
+                ("used_bytes", ctypes.c_size_t), ("got_slots", ctypes.c_size_t),
+                ("stubs", ctypes.c_size_t), ("stubs_used", ctypes.c_size_t)]
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("page_size", ctypes.c_size_t), ("no_constructors", ctypes.c_int),
+                ("earlier_wins", ctypes.c_int)]
+
+
+RESOLVER = ctypes.CFUNCTYPE(c_p, c_p, ctypes.c_char_p)
+
+
+def _decl(name, restype, *argtypes):
+    fn = getattr(lib, name)
+    fn.restype = restype
+    fn.argtypes = argtypes
+    return fn
+
+
+objrt_new = _decl("objrt_new", c_p)
+objrt_free = _decl("objrt_free", None, c_p)
+objrt_load = _decl("objrt_load", c_p, c_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t)
+objrt_load_memory = _decl("objrt_load_memory", c_p, c_p, ctypes.POINTER(Input), ctypes.c_size_t)
+objrt_sym = _decl("objrt_sym", c_p, c_p, ctypes.c_char_p)
+objrt_unit_sym = _decl("objrt_unit_sym", c_p, c_p, ctypes.c_char_p)
+objrt_define = _decl("objrt_define", ctypes.c_int, c_p, ctypes.c_char_p, c_p)
+objrt_add_library = _decl("objrt_add_library", ctypes.c_int, c_p, ctypes.c_char_p)
+objrt_set_resolver = _decl("objrt_set_resolver", ctypes.c_int, c_p, RESOLVER, c_p)
+objrt_unload = _decl("objrt_unload", ctypes.c_int, c_p)
+objrt_unit_dependants = _decl("objrt_unit_dependants", ctypes.c_size_t, c_p)
+objrt_error = _decl("objrt_error", ctypes.c_char_p, c_p)
+objrt_unit_stats = _decl("objrt_unit_stats", ctypes.c_int, c_p, ctypes.POINTER(CStats))
+objrt_set_options = _decl("objrt_set_options", ctypes.c_int, c_p, ctypes.POINTER(Options))

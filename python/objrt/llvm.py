@@ -1,0 +1,246 @@
+"""An llvmlite-compatible execution engine that links through objrt instead of MCJIT.
+
+    import llvmlite.binding as llvm, objrt.llvm
+    tm = llvm.Target.from_default_triple().create_target_machine(codemodel="jitdefault")
+    ee = objrt.llvm.ExecutionEngine(tm)          # or objrt.llvm.create_mcjit_compiler(mod, tm)
+    ee.add_module(llvm.parse_assembly(ir))
+    ee.finalize_object()
+    addr = ee.get_function_address("f")
+
+It offers the part of llvmlite.binding.ExecutionEngine that numba uses. Each
+finalize_object() emits the modules added since the last one as objects with the target
+machine and links them as one objrt unit. Later units bind to earlier ones, with MCJIT's
+rule that the first definition of a weak or common symbol wins (objrt_options.earlier_wins).
+Names nothing else defines are asked of llvmlite.binding.address_of_symbol, so
+llvm.add_symbol() and llvm.load_library_permanently() work as with MCJIT.
+
+remove_module() unloads the module's unit once every module of that unit is removed and no
+other unit is bound to it; otherwise the unit is kept and retried after later unloads.
+"""
+import os
+import threading
+
+import llvmlite.binding as _llvm
+
+from . import Context, LinkError
+
+__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals"]
+
+
+class _Totals:
+    """Counters over every engine of the process (what `python3 -m objrt.numba --stats`
+    prints)."""
+
+    def __init__(self):
+        self.units = self.relocations = self.reserved_bytes = self.used_bytes = 0
+        self.unloaded = 0
+
+    def line(self, prefix):
+        return ("%s: units=%d relocations=%d reserved_bytes=%d used_bytes=%d unloaded=%d"
+                % (prefix, self.units, self.relocations, self.reserved_bytes,
+                   self.used_bytes, self.unloaded))
+
+
+totals = _Totals()
+
+
+class _Record:
+    """One unit and the modules linked into it that are not yet removed."""
+    __slots__ = ("unit", "modules")
+
+    def __init__(self, unit, modules):
+        self.unit = unit
+        self.modules = set(modules)
+
+
+def _llvmlite_symbol(name):
+    return _llvm.address_of_symbol(name)
+
+
+class ExecutionEngine:
+    """llvmlite.binding.ExecutionEngine's surface over an objrt context.
+
+    target_machine: an llvmlite TargetMachine; it emits every module's object (JIT code
+    model and relocation model as the caller configured it; objrt links the default and
+    the large code model). module: optionally a first module, as create_mcjit_compiler
+    takes one. context: an objrt.Context to load into (default: a new one with
+    earlier_wins=True).
+    """
+
+    def __init__(self, target_machine, module=None, context=None):
+        self._tm = target_machine
+        self._td = None
+        self._ctx = context if context is not None else Context(earlier_wins=True)
+        self._ctx.set_resolver(_llvmlite_symbol)
+        self._lock = threading.RLock()
+        self._modules = {}          # module -> _Record, or None while pending / if empty
+        self._pending = []          # added, not yet finalized (in order)
+        self._retired = []          # records whose modules are all removed, still bound
+        self._loading = False       # a load is running: removals only queue
+        self._notify = self._getbuffer = None
+        self.units = []             # live records, oldest first (introspection)
+        if module is not None:
+            self.add_module(module)
+
+    # -- modules ------------------------------------------------------------------------
+    def add_module(self, module):
+        """Queue a module; it is compiled and linked by the next finalize_object()."""
+        with self._lock:
+            if module in self._modules:
+                raise KeyError("module already added to this engine")
+            self._modules[module] = None
+            self._pending.append(module)
+
+    def add_object_file(self, obj):
+        """Link an object file (a path, or its bytes) at once, as a unit of its own."""
+        if isinstance(obj, (str, os.PathLike)):
+            with open(obj, "rb") as f:
+                obj = f.read()
+        with self._lock:
+            self._load([("object.o", bytes(obj))], ())
+
+    def remove_module(self, module):
+        """Forget a module. Its unit is unloaded once all its modules are removed and no
+        other unit is bound to it (objrt_unit_dependants() == 0)."""
+        with self._lock:
+            rec = self._modules.pop(module)
+            if module in self._pending:
+                self._pending.remove(module)
+                return
+            if rec is None:
+                return
+            rec.modules.discard(module)
+            if not rec.modules:
+                self._retired.append(rec)
+                self._collect()
+
+    def _collect(self):
+        if self._loading:
+            return                  # never unload under a load in progress (resolver, GC)
+        changed = True
+        while changed:
+            changed = False
+            for rec in list(self._retired):
+                if rec.unit.dependants == 0:
+                    self._retired.remove(rec)
+                    self.units.remove(rec)
+                    rec.unit.unload()
+                    totals.unloaded += 1
+                    changed = True
+
+    # -- compiling and linking -------------------------------------------------------------
+    def set_object_cache(self, notify_func=None, getbuffer_func=None):
+        """notify_func(module, bytes) receives each object emitted; getbuffer_func(module)
+        may return object bytes to load instead of compiling the module."""
+        self._notify = notify_func
+        self._getbuffer = getbuffer_func
+
+    def _object_of(self, module):
+        buf = self._getbuffer(module) if self._getbuffer else None
+        if buf is None:
+            buf = self._tm.emit_object(module)
+            if self._notify:
+                self._notify(module, buf)
+        return buf
+
+    @staticmethod
+    def _defines_something(module):
+        return (any(not f.is_declaration for f in module.functions)
+                or any(not g.is_declaration for g in module.global_variables))
+
+    def finalize_object(self):
+        """Emit every module added since the last call and link them as one unit."""
+        with self._lock:
+            if not self._pending:
+                return
+            pending, self._pending = self._pending, []
+            mods = [m for m in pending if self._defines_something(m)]
+            inputs = [("%s.o" % (m.name or "module"), self._object_of(m)) for m in mods]
+            if inputs:
+                self._load(inputs, mods)
+
+    def _load(self, inputs, mods):
+        self._loading = True
+        try:
+            unit = self._ctx.load(*inputs)
+        finally:
+            self._loading = False
+        rec = _Record(unit, mods)
+        for m in mods:
+            self._modules[m] = rec
+        self.units.append(rec)
+        s = unit.stats
+        totals.units += 1
+        totals.relocations += s.relocations
+        totals.reserved_bytes += s.reserved_bytes
+        totals.used_bytes += s.used_bytes
+        self._collect()             # removals that arrived during the load
+        return rec
+
+    # -- symbols ------------------------------------------------------------------------
+    def add_global_mapping(self, gv, addr):
+        """Bind the global value `gv` (an llvmlite ValueRef or a name) to `addr` for the
+        modules linked after this call."""
+        self._ctx.define(gv if isinstance(gv, str) else gv.name, addr)
+
+    def get_function_address(self, name):
+        """Address of a linked function or global, 0 when nothing defines it (MCJIT
+        aborts the process instead)."""
+        with self._lock:
+            if self._pending:
+                self.finalize_object()
+            return self._ctx.sym(name) or 0
+
+    get_global_value_address = get_function_address
+
+    def get_module_address(self, module, name):
+        """Address of `name` as `module`'s unit sees it: its own definition, else the one
+        it was bound to. 0 when none."""
+        with self._lock:
+            if self._pending:
+                self.finalize_object()
+            rec = self._modules.get(module)
+            if rec is not None:
+                try:
+                    return rec.unit.address(name)
+                except LinkError:
+                    pass
+            return self._ctx.sym(name) or 0
+
+    # -- the rest of llvmlite's surface -----------------------------------------------------
+    @property
+    def target_data(self):
+        """The target machine's TargetData (llvmlite.binding.TargetData)."""
+        if self._td is None:
+            self._td = self._tm.target_data
+        return self._td
+
+    @property
+    def context(self):
+        """The objrt.Context the units are loaded into."""
+        return self._ctx
+
+    def enable_jit_events(self):
+        """Name loaded functions for `perf` (/tmp/perf-<pid>.map, objrt's OBJRT_PERF_MAP)."""
+        os.environ["OBJRT_PERF_MAP"] = "1"
+        return True
+
+    def run_static_constructors(self):
+        """Nothing to do: objrt runs a unit's constructors when it loads it."""
+
+    def run_static_destructors(self):
+        """Nothing to do: objrt runs a unit's destructors when it unloads it."""
+
+    def close(self):
+        """Unload every unit of the engine."""
+        with self._lock:
+            self._pending.clear()
+            self._modules.clear()
+            self._retired.clear()
+            self.units.clear()
+            self._ctx.close()
+
+
+def create_mcjit_compiler(module, target_machine):
+    """Drop-in for llvmlite.binding.create_mcjit_compiler returning an objrt engine."""
+    return ExecutionEngine(target_machine, module)
