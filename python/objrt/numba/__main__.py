@@ -5,12 +5,22 @@ Runs a program with numba's CPU JIT linking through objrt (objrt.numba.enable())
 stderr:  objrt.numba: units=<n> relocations=<n> reserved_bytes=<n> used_bytes=<n> unloaded=<n>
 """
 import atexit
+import os
 import runpy
 import sys
 
 from . import enable, stats_line
 
 USAGE = "usage: python3 -m objrt.numba [--stats] (-m MODULE | SCRIPT) [ARG...]"
+
+
+def _children_too():
+    """Python processes the program starts run on objrt too (see _child/sitecustomize.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))       # the directory holding objrt/
+    parts = [os.path.join(here, "_child"), root] + [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(parts)
 
 
 def main(argv):
@@ -22,6 +32,7 @@ def main(argv):
         print(USAGE, file=sys.stderr)
         return 2
     enable()
+    _children_too()
     if stats:
         atexit.register(lambda: print(stats_line(), file=sys.stderr, flush=True))
     if argv[0] == "-m":
@@ -29,7 +40,7 @@ def main(argv):
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
         sys.argv = argv[:]
-        sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
+        sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
         runpy.run_path(argv[0], run_name="__main__")
     return 0
 

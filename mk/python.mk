@@ -1,0 +1,28 @@
+# Python package (python/objrt: ctypes over libobjrt.so, objrt.llvm, objrt.numba).
+#   make install-python [PREFIX=... DESTDIR=...]  the package for the system python3 (part of
+#                                                  `make install`)
+#   make check-numba     all of tests/python/numba-modules.txt (slow) under objrt vs MCJIT
+#   make bench-python    numba compile time, memory returned, code speed: objrt vs MCJIT
+# `make check` runs tests/suites/70-python.sh (API, engine, the quick numba modules).
+PYTHON ?= /usr/bin/python3
+PYVER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYSITE ?= $(PREFIX)/lib/python$(PYVER)/dist-packages
+PYPKG  := $(DESTDIR)$(PYSITE)/objrt
+
+install: install-python
+
+install-python:
+	install -d $(PYPKG)/numba/_child
+	install -m 644 python/objrt/*.py $(PYPKG)/
+	install -m 644 python/objrt/numba/*.py $(PYPKG)/numba/
+	install -m 644 python/objrt/numba/_child/*.py $(PYPKG)/numba/_child/
+	printf '# written by make install-python\nLIBRARY = "%s"\n' '$(PREFIX)/lib/libobjrt.so' \
+		> $(PYPKG)/_installed.py
+
+check-numba: deps all
+	NUMBA_MODULES=all SUITES=70-python bash tests/run.sh x86_64:
+
+bench-python: all
+	bash bench/python/run.sh $(BUILD)
+
+.PHONY: install-python check-numba bench-python

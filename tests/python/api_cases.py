@@ -1,0 +1,245 @@
+"""objrt's Python API: python3 api_cases.py TMPDIR (fixtures compiled by gcc at test time).
+Each case prints PASS/FAIL; each guard has a negative control (a case named *-control
+that shows the same check failing on a deliberately wrong input)."""
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import weakref
+
+import objrt
+from check import case, expect, raises, mapped
+
+TMP = sys.argv[1]
+C_INT = ctypes.c_int
+
+
+def cc(name, src, *flags):
+    c = os.path.join(TMP, name + ".c")
+    o = os.path.join(TMP, name + ".o")
+    with open(c, "w") as f:
+        f.write(src)
+    subprocess.run(["gcc", "-O2", "-fPIC", "-c", c, "-o", o] + list(flags), check=True)
+    return o
+
+
+def native(src, expr):
+    """What the same C code prints when linked natively (the reference)."""
+    c = os.path.join(TMP, "native.c")
+    exe = os.path.join(TMP, "native")
+    with open(c, "w") as f:
+        f.write(src + '\n#include <stdio.h>\nint main(void){printf("%%d\\n", %s);return 0;}\n' % expr)
+    subprocess.run(["gcc", "-O2", c, "-o", exe], check=True)
+    return int(subprocess.run([exe], check=True, capture_output=True, text=True).stdout)
+
+
+ADD = "int scale = 7;\nint mul_add(int a, int b) { return a * scale + b; }\n"
+ADD_WRONG = "int scale = 8;\nint mul_add(int a, int b) { return a * scale + b; }\n"
+add_o = cc("add", ADD)
+add_wrong_o = cc("add_wrong", ADD_WRONG)
+want = native(ADD, "mul_add(6, 5)")
+
+
+def call_mul_add(ctx, *inputs):
+    with ctx.load(*inputs) as u:
+        return u.function("mul_add", C_INT, C_INT, C_INT)(6, 5)
+
+
+@case("py-load-path")
+def _():
+    got = call_mul_add(objrt.Context(), add_o)
+    expect(got == want, "objrt %d, native %d" % (got, want))
+
+
+@case("py-load-path-control")
+def _():
+    got = call_mul_add(objrt.Context(), add_wrong_o)
+    expect(got != want, "a wrong fixture gave the native result: the comparison proves nothing")
+
+
+@case("py-load-bytes")
+def _():
+    data = open(add_o, "rb").read()
+    got = call_mul_add(objrt.Context(), data)
+    expect(got == want, "objrt %d, native %d" % (got, want))
+    got = call_mul_add(objrt.Context(), ("named.o", bytearray(data)))
+    expect(got == want, "(name, bytearray): objrt %d, native %d" % (got, want))
+
+
+# An archive: main.o needs sq() from one member; the other member must not be pulled.
+LIB1 = "int sq(int x) { return x * x; }\n"
+LIB2 = "int undefined_elsewhere(int);\nint unused_fn(int x) { return undefined_elsewhere(x); }\n"
+MAIN = "int sq(int);\nint sum_sq(int n) { int s = 0; for (int i = 1; i <= n; i++) s += sq(i); return s; }\n"
+
+
+def archive():
+    a = os.path.join(TMP, "libsq.a")
+    if os.path.exists(a):
+        os.unlink(a)
+    subprocess.run(["ar", "rcs", a, cc("lib1", LIB1), cc("lib2", LIB2)], check=True)
+    return a
+
+
+@case("py-archive")
+def _():
+    a = archive()
+    want_sq = native(LIB1 + MAIN, "sum_sq(10)")
+    ctx = objrt.Context()
+    for inputs in ((cc("main", MAIN), a), (open(cc("main", MAIN), "rb").read(), open(a, "rb").read())):
+        with ctx.load(*inputs) as u:
+            got = u.function("sum_sq", C_INT, C_INT)(10)
+            expect(got == want_sq, "objrt %d, native %d" % (got, want_sq))
+            expect(u.stats.objects == 2, "objects=%d, expected main.o + one member" % u.stats.objects)
+
+
+@case("py-linkerror-text")
+def _():
+    o = cc("undef", "int missing_fn(int);\nint use(int x) { return missing_fn(x) + 1; }\n")
+    e = raises(objrt.LinkError, objrt.Context().load, o)
+    expect("undef.o: undefined symbol 'missing_fn'" in str(e), "message: %s" % e)
+    e = raises(objrt.LinkError, objrt.Context().load, ("mem.o", b"\x7fELF" + b"\0" * 20))
+    expect(str(e).startswith("mem.o: "), "message: %s" % e)
+    e = raises(objrt.LinkError, objrt.Context().load, os.path.join(TMP, "no-such.o"))
+    expect("no-such.o" in str(e), "message: %s" % e)
+
+
+@case("py-linkerror-control")
+def _():
+    o = cc("undef", "int missing_fn(int);\nint use(int x) { return missing_fn(x) + 1; }\n")
+    ctx = objrt.Context()
+    ctx.define("missing_fn", ctypes.CFUNCTYPE(C_INT, C_INT)(lambda x: x))
+    with ctx.load(o) as u:                  # the same input loads once the name is defined
+        expect(u.function("use", C_INT, C_INT)(4) == 5, "wrong result")
+
+
+CB = "int cb(int);\nint via_cb(int x) { return cb(x) * 2; }\n"
+
+
+@case("py-callback-survives-gc")
+def _():
+    ctx = objrt.Context()
+    fn = ctypes.CFUNCTYPE(C_INT, C_INT)(lambda x: x + 100)
+    alive = weakref.ref(fn)
+    ctx.define("cb", fn)
+    del fn
+    gc.collect()
+    expect(alive() is not None, "the context did not keep the callback")
+    u = ctx.load(cc("cb", CB))
+    expect(u.function("via_cb", C_INT, C_INT)(1) == 202, "wrong result through the callback")
+
+
+@case("py-callback-control")
+def _():
+    # The raw C call keeps nothing: the same callback is collected (what define() prevents).
+    ctx = objrt.Context()
+    fn = ctypes.CFUNCTYPE(C_INT, C_INT)(lambda x: x + 100)
+    alive = weakref.ref(fn)
+    objrt._lib.objrt_define(ctx._h, b"cb", ctypes.cast(fn, ctypes.c_void_p).value)
+    del fn
+    gc.collect()
+    expect(alive() is None, "callback still alive without define()'s reference")
+
+
+@case("py-resolver")
+def _():
+    o = cc("res", "int lazy_fn(int);\nint call_lazy(int x) { return lazy_fn(x) - 1; }\n")
+    ctx = objrt.Context()
+    lazy = ctypes.CFUNCTYPE(C_INT, C_INT)(lambda x: x * 10)
+    asked = []
+
+    def resolver(name):
+        asked.append(name)
+        return ctypes.cast(lazy, ctypes.c_void_p).value if name == "lazy_fn" else None
+    ctx.set_resolver(resolver)
+    with ctx.load(o) as u:
+        expect(u.function("call_lazy", C_INT, C_INT)(3) == 29, "wrong result")
+    expect(asked == ["lazy_fn"], "resolver asked %r (host names must not reach it)" % asked)
+    ctx.set_resolver(lambda name: None)     # declines: the load fails with objrt's message
+    e = raises(objrt.LinkError, ctx.load, o)
+    expect("undefined symbol 'lazy_fn'" in str(e), "message: %s" % e)
+
+    def broken(name):
+        raise ValueError("resolver bug for " + name)
+    ctx.set_resolver(broken)                # an exception fails the load, kept as the cause
+    e = raises(objrt.LinkError, ctx.load, o)
+    expect(isinstance(e.__cause__, ValueError), "cause: %r" % (e.__cause__,))
+    ctx.set_resolver(None)
+    raises(objrt.LinkError, ctx.load, o)
+
+
+@case("py-unit-lifetime-via-function")
+def _():
+    ctx = objrt.Context()
+    u = ctx.load(add_o)
+    f = u.function("mul_add", C_INT, C_INT, C_INT)
+    addr = u.address("mul_add")
+    ref = weakref.ref(u)
+    del u
+    gc.collect()
+    expect(ref() is not None and mapped(addr), "unit unloaded while its function lives")
+    expect(f(6, 5) == want, "wrong result after gc")
+    del f
+    gc.collect()
+    expect(ref() is None and not mapped(addr), "unit still loaded after its last function went")
+
+
+DTOR = ("void note(int);\nint ready(void) { return 1; }\n"
+        "__attribute__((destructor)) static void bye(void) { note(42); }\n")
+
+
+@case("py-unload-on-with-exit")
+def _():
+    ctx = objrt.Context()
+    seen = []
+    ctx.define("note", ctypes.CFUNCTYPE(None, C_INT)(seen.append))
+    with ctx.load(cc("dtor", DTOR)) as u:
+        addr = u.address("ready")
+        expect(mapped(addr) and u.loaded and seen == [], "not loaded inside the block")
+    expect(not u.loaded and not mapped(addr), "still mapped after the block")
+    expect(seen == [42], "destructor did not run on unload: %r" % seen)
+    raises(objrt.LinkError, u.address, "ready")
+
+
+@case("py-unload-control")
+def _():
+    ctx = objrt.Context()
+    ctx.define("note", ctypes.CFUNCTYPE(None, C_INT)(lambda v: None))
+    u = ctx.load(cc("dtor", DTOR))
+    addr = u.address("ready")
+    expect(mapped(addr), "the mapping probe does not see a loaded unit")
+    u.unload()
+    u.unload()                              # idempotent
+    expect(not mapped(addr), "unload left the mapping")
+
+
+@case("py-stats")
+def _():
+    with objrt.Context().load(add_o) as u:
+        s = u.stats
+        expect(isinstance(s, objrt.Stats) and s.objects == 1 and s.relocations >= 1, repr(s))
+        expect(0 < s.used_bytes <= s.reserved_bytes and s.reserved_bytes % 4096 == 0, repr(s))
+
+
+@case("py-context-close")
+def _():
+    ctx = objrt.Context()
+    u = ctx.load(add_o)
+    addr = u.address("mul_add")
+    ctx.close()
+    expect(not u.loaded and not mapped(addr), "close() left the unit")
+    u.unload()                              # harmless after close
+    raises(objrt.LinkError, ctx.load, add_o)
+
+
+@case("py-define-types")
+def _():
+    ctx = objrt.Context()
+    raises(TypeError, ctx.define, "x", lambda: 0)       # a bare Python callable has no C type
+    raises(TypeError, ctx.load, 42)
+    raises(objrt.LinkError, ctx.load)
+    v = ctypes.c_int(9)
+    ctx.define("scale", v)                  # a ctypes object: its address
+    o = cc("ext", "extern int scale;\nint get_scale(void) { return scale; }\n")
+    with ctx.load(o) as u:
+        expect(u.function("get_scale", C_INT)() == 9, "define(ctypes object) not bound")
