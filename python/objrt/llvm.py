@@ -185,11 +185,26 @@ class ExecutionEngine:
 
     def get_function_address(self, name):
         """Address of a linked function or global, 0 when nothing defines it (MCJIT
-        aborts the process instead)."""
+        aborts the process instead). Pending modules are finalized first when one of them
+        defines the name."""
         with self._lock:
-            if self._pending:
+            addr = self._ctx.sym(name)
+            if not addr and self._pending_defines(name):
                 self.finalize_object()
-            return self._ctx.sym(name) or 0
+                addr = self._ctx.sym(name)
+            return addr or 0
+
+    def _pending_defines(self, name):
+        # Like MCJIT, compile pending modules only when one of them defines the name: a
+        # lookup must not finalize a module that is still being set up (global mappings).
+        for m in self._pending:
+            for get in (m.get_function, m.get_global_variable):
+                try:
+                    if not get(name).is_declaration:
+                        return True
+                except NameError:
+                    pass
+        return False
 
     get_global_value_address = get_function_address
 
@@ -197,7 +212,7 @@ class ExecutionEngine:
         """Address of `name` as `module`'s unit sees it: its own definition, else the one
         it was bound to. 0 when none."""
         with self._lock:
-            if self._pending:
+            if module in self._pending:
                 self.finalize_object()
             rec = self._modules.get(module)
             if rec is not None:

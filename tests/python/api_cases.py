@@ -243,3 +243,40 @@ def _():
     o = cc("ext", "extern int scale;\nint get_scale(void) { return scale; }\n")
     with ctx.load(o) as u:
         expect(u.function("get_scale", C_INT)() == 9, "define(ctypes object) not bound")
+
+
+# ---- TVM packed functions (Unit.packed) ------------------------------------------------------
+def packed_unit(ctx):
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "packed_kernel.c")
+    o = os.path.join(TMP, "packed_kernel.o")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run(["gcc", "-O2", "-fPIC", "-I", os.path.join(root, "include"), "-c", src, "-o", o],
+                   check=True)
+    return ctx.load(o)
+
+
+@case("py-packed-numpy")
+def _():
+    import numpy as np
+    with packed_unit(objrt.Context()) as u:
+        add_k = u.packed("add_k")
+        a, out = np.linspace(0, 1, 33), np.zeros(33)
+        expect(add_k(a, out, 0.25) == 33, "return value")
+        expect(np.array_equal(out, a + 0.25), "result differs from numpy's a + 0.25")
+        expect(add_k(a[3:], out[3:], 1.0) == 30 and np.array_equal(out[3:], a[3:] + 1.0),
+               "a sliced view (byte_offset or data pointer) gave a wrong result")
+        expect(not np.array_equal(out, a + 0.25), "control: the comparison cannot fail")
+        raises(objrt.LinkError, u.packed, "no_such_kernel")
+
+
+@case("py-packed-kernel-error")
+def _():
+    import numpy as np
+    with packed_unit(objrt.Context()) as u:
+        add_k = u.packed("add_k")
+        e = raises(objrt.KernelError, add_k, np.zeros(4), np.zeros(3), 1.0)
+        expect(str(e) == "add_k: float64 vectors of one length please", "message: %s" % e)
+        e = raises(objrt.KernelError, add_k, np.zeros(4), np.zeros(4), 1)     # int, not float
+        expect("expected (DLTensor a, DLTensor out, float k)" in str(e), "message: %s" % e)
+        raises(TypeError, add_k, object())
+    raises(objrt.LinkError, add_k, np.zeros(4), np.zeros(4), 1.0)             # unit unloaded
