@@ -284,12 +284,16 @@ class Unit:
         return _lib.objrt_unit_dependants(self._handle())
 
     def unload(self):
-        """Run destructors and return the unit's memory. Idempotent."""
-        h, self._h = self._h, None
+        """Run destructors and return the unit's memory. Idempotent. Raises LinkError
+        (and stays loaded) while a later unit is bound to it: unload that one first."""
         live = self.context._live
-        if h and h in live:                 # not already freed with its context
-            live.discard(h)
-            _lib.objrt_unload(h)
+        if not self._h or self._h not in live:  # unloaded, or freed with its context
+            self._h = None
+            return
+        if _lib.objrt_unload(self._h):
+            raise LinkError(self.context._error())
+        live.discard(self._h)
+        self._h = None
 
     def __enter__(self):
         return self
@@ -299,7 +303,10 @@ class Unit:
 
     def __del__(self):
         if getattr(self, "_h", None) and _lib is not None and _lib.objrt_unload is not None:
-            self.unload()
+            try:
+                self.unload()
+            except LinkError:
+                pass                        # still bound: objrt_free() takes it later
 
     def __repr__(self):
         return "<objrt.Unit %s>" % ("0x%x" % self._h if self._h else "unloaded")

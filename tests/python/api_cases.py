@@ -280,3 +280,19 @@ def _():
         expect("expected (DLTensor a, DLTensor out, float k)" in str(e), "message: %s" % e)
         raises(TypeError, add_k, object())
     raises(objrt.LinkError, add_k, np.zeros(4), np.zeros(4), 1.0)             # unit unloaded
+
+
+@case("py-unload-refused-while-bound")
+def _():
+    ctx = objrt.Context()
+    first = ctx.load(add_o)
+    o = cc("user", "int mul_add(int, int);\nint use_it(void) { return mul_add(2, 1); }\n")
+    second = ctx.load(o)
+    expect(first.dependants == 1 and second.dependants == 0, "dependants %d/%d"
+           % (first.dependants, second.dependants))
+    e = raises(objrt.LinkError, first.unload)
+    expect("cannot unload" in str(e) and first.loaded, "message: %s" % e)
+    expect(second.function("use_it", C_INT)() == 2 * 7 + 1, "dependant broken after refusal")
+    second.unload()
+    first.unload()
+    expect(not first.loaded, "unload after the dependant went")
