@@ -11,7 +11,7 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
       libjpeg62-turbo-dev libuv1-dev                          # static libraries with TLS (libjpeg.a), pthread_atfork (libuv_a.a)
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
-      gdb man-db)                                             # tests: gdb through the JIT interface; man pages render
+      gdb gdb-multiarch man-db)                               # tests: gdb through the JIT interface (x86_64, aarch64 under qemu); man pages render
 arm64_pkgs=(zlib1g-dev:arm64 libsqlite3-dev:arm64
             libssl-dev:arm64)                                 # arm64 libcrypto.a: outline atomics from libgcc.a
 missing=()

@@ -6,8 +6,8 @@
 # exit status), GDB through the JIT interface (bt with file:line, a breakpoint set by name
 # before the load, the unit gone after unload), -flto inputs, the exported symbols of
 # libobjrt.so against the headers, and the CLI's conventional messages.
-# Configs: x86_64: (all), x86_64:asan (C API tests), aarch64: (C API tests and the crash
-# report, under qemu); nothing for tsan.
+# Configs: x86_64: (all), x86_64:asan (C API tests), aarch64: (C API tests, the crash
+# report and gdb, under qemu); nothing for tsan.
 set -u
 . "$ROOT/tests/lib.sh"
 
@@ -154,16 +154,38 @@ if build_test t_crashhost; then
     fi
 fi
 
-[ "$TARGET" = x86_64 ] || exit 0
-# ---- gdb through the JIT interface (x86_64) -------------------------------------------
+# ---- gdb through the JIT interface ----------------------------------------------------
+# x86_64: gdb runs the program. aarch64: qemu-user runs it as a gdb server and
+# gdb-multiarch connects (the JIT interface only needs memory reads and breakpoints).
 B1=$B/objrt
 line_of() { grep -n -m1 -F "$2" "$SRC/fixtures/$1" | cut -d: -f1; }
-gdb_batch() { timeout 120 gdb -q -nx -batch "$@" 2>&1; }
-if ! command -v gdb >/dev/null; then
-    fail "gdb: not installed (scripts/install-deps.sh installs it)"
+# gdb_run CMD... -- PROG ARG...: gdb's output; the command RUN starts the program.
+gdb_run() {
+    local cmds=() start=run
+    [ "$TARGET" = aarch64 ] && start=continue
+    while [ "$1" != -- ]; do
+        if [ "$1" = RUN ]; then cmds+=(-ex "$start"); else cmds+=(-ex "$1"); fi
+        shift
+    done
+    shift
+    if [ "$TARGET" = x86_64 ]; then
+        timeout 120 gdb -q -nx -batch "${cmds[@]}" --args "$@" 2>&1
+        return
+    fi
+    local port=$((20000 + RANDOM % 20000)) qpid
+    qemu-aarch64 -L /usr/aarch64-linux-gnu -g "$port" "$@" >/dev/null 2>&1 &
+    qpid=$!
+    timeout 120 gdb-multiarch -q -nx -batch -ex 'set sysroot /usr/aarch64-linux-gnu' \
+        -ex "target remote :$port" "${cmds[@]}" "$1" 2>&1
+    kill "$qpid" 2>/dev/null
+    wait "$qpid" 2>/dev/null
+}
+GDB=gdb; [ "$TARGET" = aarch64 ] && GDB=gdb-multiarch
+if ! command -v $GDB >/dev/null; then
+    fail "gdb: $GDB not installed (scripts/install-deps.sh installs it)"
 else
     L=$(line_of crash.c 'return *p + 1;')
-    out=$(gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash.o")
+    out=$(gdb_run RUN bt -- "$B1" run "$FX/crash.o")
     if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
        printf '%s\n' "$out" | grep -Eq "^#1 .* helper \(p=0x0\) at .*crash\.c:" &&
        printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
@@ -173,7 +195,7 @@ else
     fi
     # clang's DWARF 5 (.debug_addr, .debug_str_offsets, their relocations) the same way.
     if $CLANG -g -O0 -c "$SRC/fixtures/crash.c" -o "$FX/crash-clang.o"; then
-        out=$(gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash-clang.o")
+        out=$(gdb_run RUN bt -- "$B1" run "$FX/crash-clang.o")
         if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
            printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
             pass "gdb-bt-clang-dwarf5"
@@ -182,7 +204,7 @@ else
         fi
     fi
     # Negative control: without the registration gdb cannot name the frame.
-    out=$(OBJRT_GDB_JIT=0 gdb_batch -ex run -ex bt --args "$B1" run "$FX/crash.o")
+    out=$(OBJRT_GDB_JIT=0 gdb_run RUN bt -- "$B1" run "$FX/crash.o")
     if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -q 'deref'; then
         pass "gdb-bt-negative-control-unregistered"
     else
@@ -190,8 +212,8 @@ else
     fi
 
     L=$(line_of kernel.c 'return 2 * x;')
-    out=$(gdb_batch -ex 'set breakpoint pending on' -ex 'break twice' -ex run -ex bt \
-          -ex 'info symbol $pc' --args "$B1" run "$FX/kernel.o")
+    out=$(gdb_run 'set breakpoint pending on' 'break twice' RUN bt 'info symbol $pc' -- \
+          "$B1" run "$FX/kernel.o")
     if printf '%s\n' "$out" | grep -Eq "^Breakpoint 1, twice \(x=20\) at .*kernel\.c:$L\$" &&
        printf '%s\n' "$out" | grep -Eq "^#1 .* kernel_fn \(x=20\) at .*kernel\.c:"; then
         pass "gdb-break-by-name-before-load"
@@ -203,8 +225,8 @@ else
     else
         fail "gdb-info-symbol: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
     fi
-    out=$(OBJRT_GDB_JIT=0 gdb_batch -ex 'set breakpoint pending on' -ex 'break twice' -ex run \
-          --args "$B1" run "$FX/kernel.o")
+    out=$(OBJRT_GDB_JIT=0 gdb_run 'set breakpoint pending on' 'break twice' RUN -- \
+          "$B1" run "$FX/kernel.o")
     if ! printf '%s\n' "$out" | grep -q '^Breakpoint 1, ' && printf '%s\n' "$out" | grep -q 'exited normally'; then
         pass "gdb-break-negative-control-unregistered"
     else
@@ -212,16 +234,14 @@ else
     fi
 
     if build_test t_gdbhost; then
-        out=$(gdb_batch -ex 'break debug_stop' -ex run -ex 'print kernel_fn' \
-              --args "$BIN/t_gdbhost" "$FX/kernel.o")
+        out=$(gdb_run 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o")
         if printf '%s\n' "$out" | grep -q 'No symbol "kernel_fn" in current context'; then
             pass "gdb-unit-gone-after-unload"
         else
             fail "gdb-unit-gone-after-unload: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
         fi
         # Negative control: the same stop with the unit still loaded finds it.
-        out=$(gdb_batch -ex 'break debug_stop' -ex run -ex 'print kernel_fn' \
-              --args "$BIN/t_gdbhost" "$FX/kernel.o" keep)
+        out=$(gdb_run 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o" keep)
         if printf '%s\n' "$out" | grep -Eq '^\$1 = \{int \(int\)\} 0x[0-9a-f]+ <kernel_fn>'; then
             pass "gdb-unit-present-while-loaded"
         else
@@ -230,6 +250,8 @@ else
     fi
 fi
 
+
+[ "$TARGET" = x86_64 ] || exit 0
 [ -z "$SAN" ] || exit 0
 # ---- the library and CLI a distribution ships (x86_64:) -------------------------------
 # Exported symbols of libobjrt.so = functions the headers declare (as the compiler parses
