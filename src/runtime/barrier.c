@@ -9,7 +9,11 @@
  *
  * A task that fails returns without reaching the barriers the others wait at; it breaks
  * the barrier instead, which releases every waiter and makes later waits return -1 at
- * once, so a failed launch ends instead of hanging. */
+ * once, so a failed launch ends instead of hanging.
+ *
+ * Waiters spin while arrivals keep coming (the arrival count is the progress word of
+ * rt_wait), then yield, then sleep: a task whose partner lost its CPU stops competing
+ * with it. */
 #include "rt_internal.h"
 
 void rt_barrier_reset(rt_barrier *b, long spin_ns)
@@ -30,7 +34,7 @@ int rt_barrier_wait(rt_barrier *b, int ntask)
         rt_wake_waiters(&b->generation, &b->sleepers);
         return 0;
     }
-    rt_wait_while_equal(&b->generation, gen, &b->sleepers, b->spin_ns);
+    rt_wait(&b->generation, gen, &b->sleepers, &b->arrived, &b->spin, b->spin_ns);
     return atomic_load_explicit(&b->broken, memory_order_acquire) ? -1 : 0;
 }
 

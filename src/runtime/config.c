@@ -80,6 +80,8 @@ static void load(void)
     cfg.spin_ns = spin ? atol(spin) * 1000L : 200 * 1000L;
     if (cfg.spin_ns < 0)
         cfg.spin_ns = 0;
+    /* OBJRT_STEAL=0 turns stealing off: a diagnostic, and the tests' negative control */
+    cfg.steal = !(getenv("OBJRT_STEAL") && strcmp(getenv("OBJRT_STEAL"), "0") == 0);
     cfg.check_align = getenv("OBJRT_CHECK_ALIGN") && strcmp(getenv("OBJRT_CHECK_ALIGN"), "0") != 0;
 }
 

@@ -1,10 +1,22 @@
 /* pool.c - TVMBackendParallelLaunch: a lazily created fork/join thread pool.
  *
- * One launch uses the pool at a time (launch_lock); the caller runs task 0 and worker i
- * runs task i. The caller publishes the job in the pool, then bumps the mailbox sequence
- * of each worker it needs (each on its own cache line, so idle workers are not disturbed);
- * workers count `pending` down and the caller waits for zero. Every wait spins for
- * spin_ns, then sleeps on a futex. A launch from inside a task runs serially. */
+ * One launch uses the pool at a time (launch_lock). The caller publishes the job (lambda,
+ * closure, and a job word holding the launch number and the task count), bumps the
+ * mailbox of each worker it needs (each on its own cache line, so idle workers are not
+ * disturbed) and runs task 0. Task i > 0 is run by whoever claims it first: worker i, or
+ * a thread that is in no task of the launch (the caller after task 0, a worker after its
+ * own task or when its own was taken). A claim is a compare-and-swap of the task's claim
+ * word from an older launch number to this one: every task runs exactly once, and a
+ * worker that wakes late can never claim a task of a launch that has ended.
+ *
+ * Why taking other tasks is safe with TVMBackendParallelBarrier, whose tasks must all run
+ * at once: a thread takes a task only while it is in no task, and a worker always tries
+ * its own task first, so a task nobody started still has its own worker free and posted,
+ * which will start it; claimed tasks each run on their own thread. Barrier-free tasks
+ * (the common case) simply run wherever a thread is free: the caller never waits for a
+ * worker that has not started its task, so a worker whose CPU is taken costs it nothing.
+ *
+ * Waits spin, yield, then sleep (sync.c). A launch from inside a task runs serially. */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -17,27 +29,32 @@
 typedef struct worker {
     _Alignas(64) atomic_int seq;       /* bumped by the caller: a job (or quit) is posted */
     atomic_int sleepers;
+    rt_spin spin;
     struct pool *pool;
     int id;
     pthread_t tid;
+    _Alignas(64) atomic_llong claim;   /* last launch whose task `id` was claimed */
 } worker;
 
 typedef struct pool {
     int requested;                     /* threads asked for */
     int nthreads;                      /* caller + workers actually running */
     long spin_ns;
-    /* the current job, written by the caller before the workers' sequences move */
+    int steal;
+    long long launches;                /* launch number of the last job (launch_lock) */
+    /* the current job, written by the caller before the job word is published */
+    _Alignas(64) atomic_llong job;     /* launch << 16 | num_task */
     FTVMParallelLambda fn;
     void *cdata;
-    int num_task;
-    int quit;
+    atomic_int quit;
     _Alignas(64) atomic_int pending;   /* tasks 1..n-1 not finished yet */
     atomic_int caller_sleepers;
+    rt_spin caller_spin;
     _Alignas(64) atomic_int err_key;   /* failure reported (see record_error), INT_MAX if none */
     pthread_mutex_t err_lock;
     char err_msg[1024];
     rt_barrier barrier;
-    worker workers[];                  /* [1 .. nthreads-1] used */
+    worker workers[];                  /* [1 .. nthreads-1] used; [i].claim is task i's */
 } pool;
 
 static pool *the_pool;
@@ -60,9 +77,9 @@ static void record_error(pool *p, int task)
     pthread_mutex_unlock(&p->err_lock);
 }
 
-static void run_task(pool *p, int task)
+static void run_task(pool *p, int task, int num_task)
 {
-    TVMParallelGroupEnv env = {p, p->num_task};
+    TVMParallelGroupEnv env = {p, num_task};
     tl_in_task = 1;
     tl_saw_broken = 0;
     if (p->fn(task, &env, p->cdata) != 0) {
@@ -83,6 +100,36 @@ static void bind_self(int id)
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+/* Claim task i of `launch` for the calling thread: only if no thread claimed it for this
+ * launch (or a later one, which means this launch has ended). */
+static int claim(pool *p, int i, long long launch)
+{
+    atomic_llong *c = &p->workers[i].claim;
+    long long v = atomic_load_explicit(c, memory_order_relaxed);
+    return v < launch && atomic_compare_exchange_strong(c, &v, launch);
+}
+
+/* Run a claimed task i > 0 and count it finished. */
+static void run_claimed(pool *p, int i, int n)
+{
+    run_task(p, i, n);
+    if (atomic_fetch_sub(&p->pending, 1) == 1)
+        rt_wake_waiters(&p->pending, &p->caller_sleepers);
+}
+
+/* Run whatever is left of the current launch, starting with task `self`. */
+static void work_on(pool *p, int self)
+{
+    long long job = atomic_load_explicit(&p->job, memory_order_acquire);
+    long long launch = job >> 16;
+    int n = (int)(job & 0xffff);
+    if (self < n && claim(p, self, launch))
+        run_claimed(p, self, n);
+    for (int i = 1; p->steal && i < n; i++)
+        if (i != self && claim(p, i, launch))
+            run_claimed(p, i, n);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -90,12 +137,10 @@ static void *worker_main(void *arg)
     int seen = 0;
     bind_self(w->id);
     for (;;) {
-        seen = rt_wait_while_equal(&w->seq, seen, &w->sleepers, p->spin_ns);
-        if (p->quit)
+        seen = rt_wait(&w->seq, seen, &w->sleepers, NULL, &w->spin, p->spin_ns);
+        if (atomic_load_explicit(&p->quit, memory_order_relaxed))
             return NULL;
-        run_task(p, w->id);
-        if (atomic_fetch_sub(&p->pending, 1) == 1)
-            rt_wake_waiters(&p->pending, &p->caller_sleepers);
+        work_on(p, w->id);
     }
 }
 
@@ -123,6 +168,7 @@ static pool *pool_create(int nthreads)
     if (!p)
         return NULL;
     p->spin_ns = rt_config_get()->spin_ns;
+    p->steal = rt_config_get()->steal;
     p->requested = nthreads;
     pthread_mutex_init(&p->err_lock, NULL);
     sigfillset(&all);                  /* workers leave asynchronous signals to the app */
@@ -144,7 +190,7 @@ static pool *pool_create(int nthreads)
 
 static void pool_destroy(pool *p)
 {
-    p->quit = 1;
+    atomic_store_explicit(&p->quit, 1, memory_order_relaxed);
     for (int i = 1; i < p->nthreads; i++)
         post(&p->workers[i]);
     for (int i = 1; i < p->nthreads; i++)
@@ -194,22 +240,28 @@ static void wait_pending(pool *p)
 {
     int v;
     while ((v = atomic_load_explicit(&p->pending, memory_order_acquire)) != 0)
-        rt_wait_while_equal(&p->pending, v, &p->caller_sleepers, p->spin_ns);
+        rt_wait(&p->pending, v, &p->caller_sleepers, NULL, &p->caller_spin, p->spin_ns);
 }
 
 /* Run the job on n threads of p; launch_lock held. */
 static int launch_on(pool *p, FTVMParallelLambda fn, void *cdata, int n)
 {
+    long long launch = ++p->launches;
     int failed;
     p->fn = fn;
     p->cdata = cdata;
-    p->num_task = n;
     atomic_store_explicit(&p->err_key, INT_MAX, memory_order_relaxed);
     rt_barrier_reset(&p->barrier, p->spin_ns);
     atomic_store_explicit(&p->pending, n - 1, memory_order_relaxed);
+    atomic_store_explicit(&p->job, launch << 16 | n, memory_order_release);
     for (int i = 1; i < n; i++)
         post(&p->workers[i]);
-    run_task(p, 0);
+    run_task(p, 0, n);
+    /* tasks no worker has started yet: run them here rather than wait for a worker that
+     * may not even have a CPU */
+    for (int i = n - 1; p->steal && i >= 1; i--)
+        if (claim(p, i, launch))
+            run_claimed(p, i, n);
     wait_pending(p);
     failed = atomic_load_explicit(&p->err_key, memory_order_relaxed);
     if (failed == INT_MAX)

@@ -12,7 +12,8 @@
 /* config.c: settings read from the environment once per process. */
 typedef struct rt_config {
     int num_threads;      /* >= 1 */
-    long spin_ns;         /* how long an idle thread spins before sleeping */
+    long spin_ns;         /* how long a waiting thread yields before sleeping */
+    int steal;            /* threads free of a task run tasks nobody started (OBJRT_STEAL) */
     int bind;             /* pin workers to cpus[] */
     int ncpus;            /* entries in cpus[] */
     int cpus[1024];
@@ -20,15 +21,20 @@ typedef struct rt_config {
 } rt_config;
 const rt_config *rt_config_get(void);
 
-/* sync.c: futex wait/wake on a 32-bit word and a polite spin. */
+/* sync.c: futex wait/wake on a 32-bit word, and the three-phase wait. */
 void rt_futex_wait(atomic_int *word, int expected);
 void rt_futex_wake(atomic_int *word, int n);
 void rt_cpu_relax(void);
 long rt_now_ns(void);
-/* Spin until *word != old or spin_ns passed; returns the last value read. */
-int rt_spin_while_equal(atomic_int *word, int old, long spin_ns);
-/* Spin, then sleep, until *word != old; the writer calls rt_wake_waiters after writing. */
-int rt_wait_while_equal(atomic_int *word, int old, atomic_int *sleepers, long spin_ns);
+/* A wait site's learned pure-spin length (pauses a successful spin took, averaged). */
+typedef struct rt_spin {
+    atomic_int typical;
+} rt_spin;
+/* Wait until *word != old and return its new value: spin while *progress (NULL: none)
+ * keeps moving, within a budget learned in s; then sched_yield for at most spin_ns; then
+ * sleep on a futex. The writer calls rt_wake_waiters(word, sleepers) after writing. */
+int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progress, rt_spin *s,
+            long spin_ns);
 void rt_wake_waiters(atomic_int *word, atomic_int *sleepers);
 
 /* diag.c */
@@ -41,6 +47,7 @@ typedef struct rt_barrier {
     _Alignas(64) atomic_int generation;
     atomic_int broken;               /* a task failed: waits return -1 */
     atomic_int sleepers;
+    rt_spin spin;
     long spin_ns;
 } rt_barrier;
 void rt_barrier_reset(rt_barrier *b, long spin_ns);

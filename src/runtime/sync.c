@@ -1,11 +1,25 @@
-/* sync.c - the waiting primitives every blocking point of the runtime is built from:
- * spin on a word for a bounded time, then sleep on it with a futex. */
+/* sync.c - the waiting primitive every blocking point of the runtime is built from.
+ *
+ * A wait has three phases, so that it stays cheap on an idle machine and degrades
+ * gracefully when the thread it waits for has lost its CPU:
+ *   1. spin (pause) while the pool makes progress: the budget is counted in pauses since
+ *      the last movement of a progress word (barrier arrivals, finished tasks), and it is
+ *      learned per wait site from how long successful spins took there;
+ *   2. yield: sched_yield() between checks, for at most spin_ns; with nothing else
+ *      runnable on this CPU it returns at once (a polite spin), otherwise the thread we
+ *      may be waiting for gets the CPU instead of us;
+ *   3. sleep on a futex until woken. */
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "rt_internal.h"
+
+/* Pure-spin budget in pauses (a pause is ~25-40 ns here): never less than MIN (a
+ * partner's reaction across cores), never more than MAX (~100 us: beyond that a
+ * partner is more likely descheduled than slow). */
+enum { SPIN_MIN = 64, SPIN_MAX = 4096, SPIN_FACTOR = 4 };
 
 void rt_futex_wait(atomic_int *word, int expected)
 {
@@ -33,32 +47,68 @@ long rt_now_ns(void)
     return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-int rt_spin_while_equal(atomic_int *word, int old, long spin_ns)
+static int spin_budget(rt_spin *s)
+{
+    int b = SPIN_FACTOR * atomic_load_explicit(&s->typical, memory_order_relaxed);
+    return b < SPIN_MIN ? SPIN_MIN : b > SPIN_MAX ? SPIN_MAX : b;
+}
+
+/* Successful spins teach the site how long a wait usually is (moving average, 1/8 new).
+ * Waits that needed the yield or sleep phase teach nothing: they measured the scheduler. */
+static void spin_learn(rt_spin *s, int pauses)
+{
+    int t = atomic_load_explicit(&s->typical, memory_order_relaxed);
+    atomic_store_explicit(&s->typical, t + (pauses - t) / 8, memory_order_relaxed);
+}
+
+/* Phase 1. Returns the last value of *word. */
+static int spin_phase(atomic_int *word, int old, atomic_int *progress, rt_spin *s)
+{
+    int budget = spin_budget(s), idle = 0, total = 0;
+    int v = atomic_load_explicit(word, memory_order_acquire);
+    int seen = progress ? atomic_load_explicit(progress, memory_order_relaxed) : 0;
+    while (v == old && idle < budget) {
+        rt_cpu_relax();
+        idle++, total++;
+        if (progress) {
+            int now = atomic_load_explicit(progress, memory_order_relaxed);
+            if (now != seen)
+                seen = now, idle = 0;
+        }
+        v = atomic_load_explicit(word, memory_order_acquire);
+    }
+    if (v != old)
+        spin_learn(s, total);
+    return v;
+}
+
+/* Phase 2. Returns the last value of *word. */
+static int yield_phase(atomic_int *word, int old, long spin_ns)
 {
     int v = atomic_load_explicit(word, memory_order_acquire);
     long deadline = 0;
-    for (unsigned i = 1; v == old && spin_ns > 0; i++) {
-        rt_cpu_relax();
+    while (v == old && spin_ns > 0) {
+        long now = rt_now_ns();
+        if (deadline == 0)
+            deadline = now + spin_ns;
+        else if (now > deadline)
+            break;
+        sched_yield();
         v = atomic_load_explicit(word, memory_order_acquire);
-        if ((i & 7) == 0) {             /* read the clock every 8 pauses: it costs more than one */
-            long now = rt_now_ns();
-            sched_yield();              /* on a busy machine, let the thread we wait for run */
-            if (deadline == 0)
-                deadline = now + spin_ns;
-            else if (now > deadline)
-                break;
-        }
     }
     return v;
 }
 
-/* Wait until *word != old: spin first, then sleep. `sleepers` counts threads asleep on
- * the word so that rt_wake_waiters() makes a system call only when someone sleeps. Both
- * sides use sequentially consistent accesses (store word / load sleepers against
- * increment sleepers / load word), so a wake-up is never missed. */
-int rt_wait_while_equal(atomic_int *word, int old, atomic_int *sleepers, long spin_ns)
+/* `sleepers` counts threads asleep on the word so that rt_wake_waiters() makes a system
+ * call only when someone sleeps. Both sides use sequentially consistent accesses (store
+ * word / load sleepers against increment sleepers / load word), so a wake-up is never
+ * missed. */
+int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progress, rt_spin *s,
+            long spin_ns)
 {
-    int v = rt_spin_while_equal(word, old, spin_ns);
+    int v = spin_phase(word, old, progress, s);
+    if (v == old)
+        v = yield_phase(word, old, spin_ns);
     while (v == old) {
         atomic_fetch_add(sleepers, 1);
         if (atomic_load(word) == old)

@@ -1,8 +1,8 @@
 /* rt_test.c - kernel runtime tests that need no loader (linked directly).
  *   rt_test              run every case, one PASS/FAIL line each
  *   rt_test CASE...      run the named cases
- *   rt_test threads | affinity | idle-state  probes the suite runs under different
- *                        environments (they print values, not PASS/FAIL)
+ *   rt_test threads | affinity | idle-state | stolen   probes the suite runs under
+ *                        different environments (they print values, not PASS/FAIL)
  *   rt_test sanitizer-control                a race and an overflow a sanitizer must report */
 #include <objrt/tvm_backend.h>
 #include <pthread.h>
@@ -394,11 +394,23 @@ static long rss_kib(void)
     return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* Tasks may run on any thread of the pool (unstarted ones are taken by free threads), so
+ * every thread first caches the blocks of every task id: after that nothing may grow. A
+ * barrier keeps the warm-up tasks on distinct threads. */
+static int warm_all(int id, TVMParallelGroupEnv *penv, void *cdata)
+{
+    int rc = TVMBackendParallelBarrier(id, penv);
+    for (int k = 0; k < penv->num_task; k++)
+        rc |= ws_task(k, penv, cdata);
+    return rc;
+}
+
 static int t_cycles(void)
 {
     size_t reserved = 0;
     long rss = 0;
     objrt_set_num_threads(0);
+    CHECK(TVMBackendParallelLaunch(warm_all, NULL, 0) == 0, "warm-up: %s", TVMGetLastError());
     for (int i = 0; i < 100000; i++) {
         CHECK(TVMBackendParallelLaunch(ws_task, NULL, 0) == 0, "cycle %d: %s", i, TVMGetLastError());
         if (i == 999) {
@@ -409,6 +421,123 @@ static int t_cycles(void)
     CHECK(objrt_ws_reserved_bytes() == reserved, "workspace bytes %zu -> %zu", reserved,
           objrt_ws_reserved_bytes());
     CHECK(rss_kib() - rss < 1024, "RSS grew from %ld to %ld KiB", rss, rss_kib());
+    return 1;
+}
+
+/* ---------------- tasks taken by free threads (stealing) ---------------- */
+
+/* Pin the calling thread to its first usable CPU and rebuild the pool there (workers
+ * inherit the mask): every thread of the pool then competes for one CPU, the case where
+ * a worker has no CPU when its task is posted. Returns the previous mask in *old. */
+static int pin_one_cpu(cpu_set_t *old, int threads)
+{
+    cpu_set_t one;
+    int c = 0;
+    if (sched_getaffinity(0, sizeof *old, old) != 0)
+        return 0;
+    while (!CPU_ISSET(c, old))
+        c++;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return 0;
+    objrt_set_num_threads(threads);
+    return 1;
+}
+
+static void unpin(const cpu_set_t *old)
+{
+    sched_setaffinity(0, sizeof *old, old);
+    objrt_set_num_threads(0);
+}
+
+typedef struct {
+    atomic_int ran[8];
+    atomic_int on_caller;              /* tasks > 0 the caller ran itself */
+    pthread_t caller;
+} steal_job;
+
+static int steal_task(int id, TVMParallelGroupEnv *penv, void *cdata)
+{
+    steal_job *j = cdata;
+    (void)penv;
+    atomic_fetch_add(&j->ran[id], 1);
+    if (id > 0 && pthread_equal(pthread_self(), j->caller))
+        atomic_fetch_add(&j->on_caller, 1);
+    return 0;
+}
+
+/* Launches of n tasks; returns how many tasks > 0 ran on the caller, -1 if some task of
+ * some launch did not run exactly once. */
+static int count_stolen(int n, int launches)
+{
+    int stolen = 0;
+    for (int l = 0; l < launches; l++) {
+        steal_job j = {.caller = pthread_self()};
+        if (TVMBackendParallelLaunch(steal_task, &j, n) != 0)
+            return -1;
+        for (int i = 0; i < 8; i++)
+            if (atomic_load(&j.ran[i]) != (i < n))
+                return -1;
+        stolen += atomic_load(&j.on_caller);
+    }
+    return stolen;
+}
+
+/* Every task id runs exactly once however tasks are taken: 4 threads on one CPU (workers
+ * mostly without a CPU when posted) and on all CPUs. */
+static int t_steal_exactly_once(void)
+{
+    cpu_set_t old;
+    int one_cpu, all;
+    CHECK(pin_one_cpu(&old, 4), "cannot pin to one CPU");
+    one_cpu = count_stolen(4, 5000);
+    unpin(&old);
+    objrt_set_num_threads(4);
+    all = count_stolen(4, 20000);
+    CHECK(one_cpu >= 0, "one CPU: a task did not run exactly once");
+    CHECK(all >= 0, "all CPUs: a task did not run exactly once");
+    return 1;
+}
+
+typedef struct { atomic_int slot[64]; atomic_int bad; pthread_t thread[8]; } conc_job;
+
+/* Tasks that use the barrier must run at once, each on its own thread: none may be taken
+ * by a thread that is inside another task. */
+static int conc_task(int id, TVMParallelGroupEnv *penv, void *cdata)
+{
+    conc_job *j = cdata;
+    j->thread[id] = pthread_self();
+    for (int r = 0; r < 20; r++) {
+        atomic_store_explicit(&j->slot[id], r * 64 + id, memory_order_relaxed);
+        if (TVMBackendParallelBarrier(id, penv) != 0)
+            return -1;
+        for (int k = 0; k < penv->num_task; k++)
+            if (atomic_load_explicit(&j->slot[k], memory_order_relaxed) != r * 64 + k)
+                atomic_fetch_add(&j->bad, 1);
+        if (TVMBackendParallelBarrier(id, penv) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int t_barrier_one_cpu(void)
+{
+    cpu_set_t old;
+    int ok = 1, distinct = 1, bad = 0;
+    CHECK(pin_one_cpu(&old, 4), "cannot pin to one CPU");
+    for (int l = 0; l < 200 && ok && distinct; l++) {
+        conc_job j = {0};
+        ok = TVMBackendParallelLaunch(conc_task, &j, 4) == 0;
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < a; b++)
+                distinct &= !pthread_equal(j.thread[a], j.thread[b]);
+        bad += atomic_load(&j.bad);
+    }
+    unpin(&old);
+    CHECK(ok, "launch failed: %s", TVMGetLastError());
+    CHECK(distinct, "two barrier tasks ran on one thread");
+    CHECK(bad == 0, "%d stale reads after a barrier", bad);
     return 1;
 }
 
@@ -543,6 +672,8 @@ static int sanitizer_control(void)
 static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
     cpu_set_t set;
+    /* the barrier keeps task 1 on a worker (a free caller could otherwise run it) */
+    TVMBackendParallelBarrier(id, penv);
     if (id == 0)
         ((int *)cdata)[0] = penv->num_task;
     if (id == 1 && sched_getaffinity(0, sizeof set, &set) == 0)
@@ -567,6 +698,14 @@ static int probe(const char *what)
         printf("%d %d\n", objrt_num_threads(), out[0]);
     } else if (strcmp(what, "affinity") == 0) {
         printf("%d\n", out[1]);
+    } else if (strcmp(what, "stolen") == 0) {   /* tasks the caller took, one CPU */
+        cpu_set_t old;
+        int n;
+        if (!pin_one_cpu(&old, 2))
+            return 1;
+        n = count_stolen(2, 2000);
+        unpin(&old);
+        printf("%d\n", n);
     } else if (strcmp(what, "idle-state") == 0) {   /* scheduler state of idle workers */
         for (int sample = 0; sample < 5; sample++) {
             usleep(20000);
@@ -590,6 +729,7 @@ static const struct { const char *name; int (*fn)(void); } cases[] = {
     {"launch-after-fork", t_fork}, {"launch-free-100k-cycles", t_cycles},
     {"host-packed-funcs", t_host_funcs}, {"run-once", t_run_once},
     {"hooks-lookup-abi", t_hooks_lookup}, {"thread-names", t_thread_names},
+    {"steal-exactly-once", t_steal_exactly_once}, {"barrier-tasks-concurrent-one-cpu", t_barrier_one_cpu},
 };
 
 int main(int argc, char **argv)
@@ -598,7 +738,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "sanitizer-control") == 0)
         return sanitizer_control();
     if (argc == 2 && (strcmp(argv[1], "threads") == 0 || strcmp(argv[1], "affinity") == 0 ||
-                      strcmp(argv[1], "idle-state") == 0))
+                      strcmp(argv[1], "idle-state") == 0 || strcmp(argv[1], "stolen") == 0))
         return probe(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int wanted = argc < 2;
