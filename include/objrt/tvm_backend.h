@@ -20,9 +20,15 @@
  *     usable-core threads (the caller counts as one and runs task 0). num_task == 0 means
  *     all threads, more are clamped; penv->num_task holds the real count. A launch from
  *     inside a task runs serially with num_task = 1. Launches from several threads are
- *     served one at a time. Idle workers spin OBJRT_SPIN_US microseconds (default 200),
- *     then sleep. Workers are pinned only when TVM_BIND_THREADS=1 (one core each) or
- *     OBJRT_CPUS lists cores ("0,2-3"). After fork() the child builds a fresh pool.
+ *     served one at a time. Task ids 0..num_task-1 each run exactly once, but task i > 0
+ *     need not run on worker i: a task no thread has started yet is run by a thread that
+ *     is in no task of the launch (the caller after task 0, an idle worker), so the caller
+ *     never waits for a worker that has no CPU. Tasks that call the barrier always run at
+ *     the same time on distinct threads. OBJRT_STEAL=0 turns this off (diagnostics).
+ *     A waiting thread spins while the launch makes progress, then yields the CPU for up
+ *     to OBJRT_SPIN_US microseconds (default 200), then sleeps. Workers are pinned only
+ *     when TVM_BIND_THREADS=1 (one core each) or OBJRT_CPUS lists cores ("0,2-3"). After
+ *     fork() the child builds a fresh pool.
  *
  *     Diagnostics: with OBJRT_CHECK_ALIGN=1 every workspace pointer and every DLTensor data
  *     pointer passed through TVMFuncCall is checked against the alignment the ABI promises
