@@ -12,8 +12,8 @@
  * once, so a failed launch ends instead of hanging.
  *
  * Waiters spin while arrivals keep coming (the arrival count is the progress word of
- * rt_wait), then yield, then sleep: a task whose partner lost its CPU stops competing
- * with it. */
+ * rt_wait), then spin only while nobody else wants the CPU, then sleep: a task whose
+ * partner lost its CPU stops competing with it. */
 #include "rt_internal.h"
 
 void rt_barrier_reset(rt_barrier *b, long spin_ns)

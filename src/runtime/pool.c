@@ -16,7 +16,7 @@
  * (the common case) simply run wherever a thread is free: the caller never waits for a
  * worker that has not started its task, so a worker whose CPU is taken costs it nothing.
  *
- * Waits spin, yield, then sleep (sync.c). A launch from inside a task runs serially. */
+ * Waits spin, then sleep as soon as the CPU is contended (sync.c). A launch from inside a task runs serially. */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>

@@ -12,7 +12,7 @@
 /* config.c: settings read from the environment once per process. */
 typedef struct rt_config {
     int num_threads;      /* >= 1 */
-    long spin_ns;         /* how long a waiting thread yields before sleeping */
+    long spin_ns;         /* how long a waiting thread spins on an uncontended CPU */
     int steal;            /* threads free of a task run tasks nobody started (OBJRT_STEAL) */
     int bind;             /* pin workers to cpus[] */
     int ncpus;            /* entries in cpus[] */
@@ -31,8 +31,9 @@ typedef struct rt_spin {
     atomic_int typical;
 } rt_spin;
 /* Wait until *word != old and return its new value: spin while *progress (NULL: none)
- * keeps moving, within a budget learned in s; then sched_yield for at most spin_ns; then
- * sleep on a futex. The writer calls rt_wake_waiters(word, sleepers) after writing. */
+ * keeps moving, within a budget learned in s; then keep spinning for at most spin_ns
+ * while no other thread wants this CPU; then sleep on a futex. The writer calls
+ * rt_wake_waiters(word, sleepers) after writing. */
 int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progress, rt_spin *s,
             long spin_ns);
 void rt_wake_waiters(atomic_int *word, atomic_int *sleepers);

@@ -1,14 +1,19 @@
 /* sync.c - the waiting primitive every blocking point of the runtime is built from.
  *
  * A wait has three phases, so that it stays cheap on an idle machine and degrades
- * gracefully when the thread it waits for has lost its CPU:
+ * gracefully when the thread it waits for, or the waiter itself, has to share a CPU:
  *   1. spin (pause) while the pool makes progress: the budget is counted in pauses since
  *      the last movement of a progress word (barrier arrivals, finished tasks), and it is
  *      learned per wait site from how long successful spins took there;
- *   2. yield: sched_yield() between checks, for at most spin_ns; with nothing else
- *      runnable on this CPU it returns at once (a polite spin), otherwise the thread we
- *      may be waiting for gets the CPU instead of us;
- *   3. sleep on a futex until woken. */
+ *   2. keep spinning, for at most spin_ns, only while this CPU is not wanted by anyone
+ *      else: a sched_yield() now and then that comes back at once says so; a yield that
+ *      took long, or a gap in our own clock reads (we were preempted), says the CPU is
+ *      contended, and we go to sleep at once;
+ *   3. sleep on a futex until woken.
+ * Why not yield in a loop (as phase 2 once did): under EEVDF (Linux >= 6.6) every
+ * sched_yield() pushes the caller's deadline back by a slice, so a thread that keeps
+ * yielding on a busy machine is picked last, and a barrier partner waiting on it took
+ * ~1.5 ms per barrier here; a sleeper that is woken is placed ahead instead. */
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -20,6 +25,9 @@
  * partner's reaction across cores), never more than MAX (~100 us: beyond that a
  * partner is more likely descheduled than slow). */
 enum { SPIN_MIN = 64, SPIN_MAX = 4096, SPIN_FACTOR = 4 };
+/* Phase 2: a gap this long between our own clock reads, or a sched_yield() this slow,
+ * means another thread ran on our CPU; probe with a yield every PROBE_NS of spinning. */
+enum { CONTENDED_NS = 20000, PROBE_NS = 20000 };
 
 void rt_futex_wait(atomic_int *word, int expected)
 {
@@ -83,20 +91,28 @@ static int spin_phase(atomic_int *word, int old, atomic_int *progress, rt_spin *
 }
 
 /* Phase 2. Returns the last value of *word. */
-static int yield_phase(atomic_int *word, int old, long spin_ns)
+static int polite_phase(atomic_int *word, int old, long spin_ns)
 {
     int v = atomic_load_explicit(word, memory_order_acquire);
-    long deadline = 0;
-    while (v == old && spin_ns > 0) {
+    long start = rt_now_ns(), last = start, probe = start;
+    while (v == old && last - start < spin_ns) {
+        for (int i = 0; i < 16 && v == old; i++) {
+            rt_cpu_relax();
+            v = atomic_load_explicit(word, memory_order_acquire);
+        }
         long now = rt_now_ns();
-        if (deadline == 0)
-            deadline = now + spin_ns;
-        else if (now > deadline)
-            break;
-        sched_yield();
-        v = atomic_load_explicit(word, memory_order_acquire);
+        if (now - last > CONTENDED_NS)
+            break;                          /* preempted: someone else needs this CPU */
+        if (now - probe > PROBE_NS) {
+            sched_yield();
+            probe = rt_now_ns();
+            if (probe - now > CONTENDED_NS)
+                break;                      /* the yield ran someone: the CPU is wanted */
+            now = probe;
+        }
+        last = now;
     }
-    return v;
+    return atomic_load_explicit(word, memory_order_acquire);
 }
 
 /* `sleepers` counts threads asleep on the word so that rt_wake_waiters() makes a system
@@ -108,7 +124,7 @@ int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progres
 {
     int v = spin_phase(word, old, progress, s);
     if (v == old)
-        v = yield_phase(word, old, spin_ns);
+        v = polite_phase(word, old, spin_ns);
     while (v == old) {
         atomic_fetch_add(sleepers, 1);
         if (atomic_load(word) == old)

@@ -1,7 +1,7 @@
 /* rt_test.c - kernel runtime tests that need no loader (linked directly).
  *   rt_test              run every case, one PASS/FAIL line each
  *   rt_test CASE...      run the named cases
- *   rt_test threads | affinity | idle-state | stolen   probes the suite runs under
+ *   rt_test threads | affinity | idle-state | busy-state | stolen   probes the suite runs under
  *                        different environments (they print values, not PASS/FAIL)
  *   rt_test sanitizer-control                a race and an overflow a sanitizer must report */
 #include <objrt/tvm_backend.h>
@@ -405,6 +405,14 @@ static int warm_all(int id, TVMParallelGroupEnv *penv, void *cdata)
     return rc;
 }
 
+/* Under ThreadSanitizer RSS also holds its shadow and history of whichever thread ran a
+ * task (tasks move between threads): it grew ~1 MiB in 1 of 4 runs with nothing leaked. */
+#ifdef __SANITIZE_THREAD__
+#define RSS_SLACK_KIB 8192
+#else
+#define RSS_SLACK_KIB 1024
+#endif
+
 static int t_cycles(void)
 {
     size_t reserved = 0;
@@ -420,7 +428,7 @@ static int t_cycles(void)
     }
     CHECK(objrt_ws_reserved_bytes() == reserved, "workspace bytes %zu -> %zu", reserved,
           objrt_ws_reserved_bytes());
-    CHECK(rss_kib() - rss < 1024, "RSS grew from %ld to %ld KiB", rss, rss_kib());
+    CHECK(rss_kib() - rss < RSS_SLACK_KIB, "RSS grew from %ld to %ld KiB", rss, rss_kib());
     return 1;
 }
 
@@ -682,6 +690,28 @@ static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
 }
 
 /* Print the state letter (R running, S sleeping, ...) of every objrt-w* thread. */
+static void print_worker_states(void);
+
+/* busy-state: task 0 samples the worker states while task 1 spins (the barrier keeps it
+ * on a worker): the control that shows the probe sees a running worker, whatever the
+ * machine's load (a preempted spinning thread is still R). */
+static int busy_task(int id, TVMParallelGroupEnv *penv, void *cdata)
+{
+    atomic_int *done = cdata;
+    TVMBackendParallelBarrier(id, penv);
+    if (id == 0) {
+        for (int sample = 0; sample < 5; sample++) {
+            usleep(20000);
+            print_worker_states();
+        }
+        printf("\n");
+        atomic_store(done, 1);
+    }
+    while (!atomic_load(done))
+        ;
+    return 0;
+}
+
 static void print_worker_states(void)
 {
     char states[64];
@@ -694,6 +724,10 @@ static int probe(const char *what)
     int out[2] = {0, 0};
     if (TVMBackendParallelLaunch(probe_task, out, 0) != 0)
         return 1;
+    if (strcmp(what, "busy-state") == 0) {
+        atomic_int done = 0;
+        return TVMBackendParallelLaunch(busy_task, &done, 2) != 0;
+    }
     if (strcmp(what, "threads") == 0) {
         printf("%d %d\n", objrt_num_threads(), out[0]);
     } else if (strcmp(what, "affinity") == 0) {
@@ -738,7 +772,8 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "sanitizer-control") == 0)
         return sanitizer_control();
     if (argc == 2 && (strcmp(argv[1], "threads") == 0 || strcmp(argv[1], "affinity") == 0 ||
-                      strcmp(argv[1], "idle-state") == 0 || strcmp(argv[1], "stolen") == 0))
+                      strcmp(argv[1], "idle-state") == 0 || strcmp(argv[1], "stolen") == 0 ||
+                      strcmp(argv[1], "busy-state") == 0))
         return probe(argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int wanted = argc < 2;
