@@ -2,46 +2,84 @@
  * TVMBackendParallelLaunch, and workspace alloc+free pairs against malloc/free and
  * posix_memalign/free. */
 #include <objrt/tvm_backend.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include "bench_rt.h"
 
+/* Tasks > 0 that ran on the calling thread (objrt lets a free caller run a task no worker
+ * has started): reported beside the fork/join time so that it is clear what it measured. */
+static __thread int tl_is_caller;
+static long stolen, launched;
+
 static int empty(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
-    (void)id, (void)penv, (void)cdata;
+    (void)penv, (void)cdata;
+    if (id > 0 && tl_is_caller)
+        stolen++;
     return 0;
 }
 
-static double forkjoin_ns(void)
+static volatile unsigned long sink[64 * 16];
+
+static int small(int id, TVMParallelGroupEnv *penv, void *cdata)
+{
+    (void)penv, (void)cdata;
+    if (id > 0 && tl_is_caller)
+        stolen++;
+    sink[id * 16] = small_work((unsigned long)id);
+    return 0;
+}
+
+static double forkjoin_ns(FTVMParallelLambda fn, double *stolen_pct)
 {
     double t[BATCHES];
-    TVMBackendParallelLaunch(empty, NULL, 0);          /* create the pool outside the timing */
+    TVMBackendParallelLaunch(fn, NULL, 0);             /* create the pool outside the timing */
+    stolen = launched = 0;
     for (int b = 0; b < BATCHES; b++) {
         double t0 = now_s();
-        for (int i = 0; i < FJ_ITERS; i++)
-            TVMBackendParallelLaunch(empty, NULL, 0);
-        t[b] = (now_s() - t0) / FJ_ITERS * 1e9;
+        int i = 0;
+        while (i < FJ_ITERS) {
+            TVMBackendParallelLaunch(fn, NULL, 0);
+            if ((++i & 63) == 0 && now_s() - t0 > BATCH_S)
+                break;
+        }
+        t[b] = (now_s() - t0) / i * 1e9;
+        launched += (long)i * (objrt_num_threads() - 1);
     }
+    *stolen_pct = launched ? 100.0 * stolen / launched : 0;
     return median(t, BATCHES);
 }
 
+/* Every task passes the same number of barriers: task 0's decision to stop early (made
+ * between barrier i and i+1) is acted on at i+2, after a barrier ordered it. */
+typedef struct { atomic_int stop_at; double ns; } bar_job;
+
 static int barriers(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
-    double *out = cdata;
+    bar_job *j = cdata;
+    double t0;
+    int i;
     TVMBackendParallelBarrier(id, penv);
-    double t0 = now_s();
-    for (int i = 0; i < BAR_ITERS; i++)
+    t0 = now_s();
+    for (i = 0; i < atomic_load_explicit(&j->stop_at, memory_order_relaxed); i++) {
         TVMBackendParallelBarrier(id, penv);
+        if (id == 0 && (i & 63) == 63 && i + 2 < BAR_ITERS && now_s() - t0 > BATCH_S)
+            atomic_store_explicit(&j->stop_at, i + 2, memory_order_relaxed);
+    }
     if (id == 0)
-        *out = (now_s() - t0) / BAR_ITERS * 1e9;
+        j->ns = (now_s() - t0) / i * 1e9;
     return 0;
 }
 
 static double barrier_ns(void)
 {
     double t[BATCHES];
-    for (int b = 0; b < BATCHES; b++)
-        TVMBackendParallelLaunch(barriers, &t[b], 0);
+    for (int b = 0; b < BATCHES; b++) {
+        bar_job j = {BAR_ITERS, 0};
+        TVMBackendParallelLaunch(barriers, &j, 0);
+        t[b] = j.ns;
+    }
     return median(t, BATCHES);
 }
 
@@ -115,19 +153,33 @@ static double pairs_ns(void *(*alloc)(size_t), void (*release)(void *), const in
     return median(t, BATCHES);
 }
 
-int main(void)
+/* bench_objrt [forkjoin] [small] [barrier] [matmul] [ws]: the metrics to run (default all) */
+int main(int argc, char **argv)
 {
-    double check, gf;
+    double check, gf, pct, ns;
+    tl_is_caller = 1;
     printf("threads %d\n", objrt_num_threads());
-    printf("forkjoin_ns %.1f\n", forkjoin_ns());
-    printf("barrier_ns %.1f\n", barrier_ns());
-    gf = matmul_gflops(&check);
-    printf("matmul_gflops %.2f\nmatmul_check %.1f\n", gf, check);
-    printf("ws_lifo_ns %.1f\n", pairs_ns(a_ws, f_ws, lifo));
-    printf("malloc_lifo_ns %.1f\n", pairs_ns(a_malloc, free, lifo));
-    printf("memalign_lifo_ns %.1f\n", pairs_ns(a_memalign, free, lifo));
-    printf("ws_shuffled_ns %.1f\n", pairs_ns(a_ws, f_ws, shuffled));
-    printf("malloc_shuffled_ns %.1f\n", pairs_ns(a_malloc, free, shuffled));
-    printf("memalign_shuffled_ns %.1f\n", pairs_ns(a_memalign, free, shuffled));
+    if (wanted(argc, argv, "forkjoin")) {
+        ns = forkjoin_ns(empty, &pct);
+        printf("forkjoin_ns %.1f\nforkjoin_stolen_pct %.1f\n", ns, pct);
+    }
+    if (wanted(argc, argv, "small")) {
+        ns = forkjoin_ns(small, &pct);
+        printf("small_ns %.1f\nsmall_stolen_pct %.1f\n", ns, pct);
+    }
+    if (wanted(argc, argv, "barrier"))
+        printf("barrier_ns %.1f\n", barrier_ns());
+    if (wanted(argc, argv, "matmul")) {
+        gf = matmul_gflops(&check);
+        printf("matmul_gflops %.2f\nmatmul_check %.1f\n", gf, check);
+    }
+    if (wanted(argc, argv, "ws")) {
+        printf("ws_lifo_ns %.1f\n", pairs_ns(a_ws, f_ws, lifo));
+        printf("malloc_lifo_ns %.1f\n", pairs_ns(a_malloc, free, lifo));
+        printf("memalign_lifo_ns %.1f\n", pairs_ns(a_memalign, free, lifo));
+        printf("ws_shuffled_ns %.1f\n", pairs_ns(a_ws, f_ws, shuffled));
+        printf("malloc_shuffled_ns %.1f\n", pairs_ns(a_malloc, free, shuffled));
+        printf("memalign_shuffled_ns %.1f\n", pairs_ns(a_memalign, free, shuffled));
+    }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* matmul.c - the benchmark's real kernel, compiled once and linked into every harness so
  * only the thread pool differs: rows [r0, r1) of C = A * B (n x n floats), accumulated
  * in a per-task workspace of ROWS x n floats, k blocked for cache reuse. */
+#include <string.h>
 #include "bench_rt.h"
 
 void mm_rows(const float *a, const float *b, float *c, int n, int r0, int r1, float *ws)
@@ -59,4 +60,19 @@ double median(double *v, int n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+unsigned long small_work(unsigned long x)
+{
+    for (int i = 0; i < WORK_ITERS; i++)
+        x = x * 6364136223846793005UL + 1442695040888963407UL;
+    return x;
+}
+
+int wanted(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return argc < 2;
 }
