@@ -217,6 +217,7 @@ void objrt_link_release(objrt_link *l)
     objrt_keymap_free(&l->plan.stub_map);
     free(l->plan.got_keys);
     free(l->plan.stub_keys);
+    free(l->plan.stub_blocks);
     free(l->plan.items);
     free(l->plan.winrefs);
 }

@@ -145,7 +145,9 @@ typedef struct objrt_plan {
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     uint64_t total;                      /* the reservation, exactly */
     uint64_t used;                       /* bytes of content, without padding */
-    uint64_t got_off, stub_off;
+    uint64_t got_off, stub_off;          /* stub_off: the first stub block */
+    uint64_t *stub_blocks;               /* every stub block's offset, in address order */
+    size_t nstub_blocks;
     size_t got_slots, stubs;
     objrt_keymap got_map, stub_map;      /* slotkey -> index */
     objrt_slotkey *got_keys, *stub_keys; /* index -> key (to fill them) */

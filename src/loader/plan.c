@@ -352,7 +352,11 @@ static void publish_offsets(objrt_link *l)
         case IT_EH_FRAME: l->objs[it->obj]->sec_off[it->shndx] = it->off; break;
         case IT_COMMON:   l->gsyms[it->obj].off = it->off; break;
         case IT_GOT:      p->got_off = it->off; break;
-        case IT_STUBS:    p->stub_off = it->off; break;
+        case IT_STUBS:
+            if (p->nstub_blocks == 0)
+                p->stub_off = it->off;
+            p->stub_blocks[p->nstub_blocks++] = it->off;
+            break;
         }
     }
     for (size_t g = 0; g < l->ngsyms; g++) {
@@ -416,34 +420,53 @@ static void derive_window(objrt_link *l)
     }
 }
 
-/* The stubs follow the code; in a unit wider than the branch reach they go instead between
- * the two code items whose boundary is nearest the middle of the code, so that code on both
- * sides (up to about twice the reach) has them within reach. */
+/* The stubs follow the code. In a unit wider than the branch reach every caller must
+ * reach a copy of them: a stub block goes before the code, before any code item that
+ * would take the code since the last block beyond the reach (less the block itself and a
+ * margin for alignment), and after the code, so code up to the reach past the last block
+ * and any single section up to about twice the reach find one (relocate.c picks the
+ * nearest). */
+#define STUB_MARGIN ((uint64_t)1 << 20)
+
 static int add_stubs(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
     objrt_item stubs = { IT_STUBS, GRP_RX, 0, 0, 0, (uint64_t)p->stubs * l->arch->stub_size,
                          l->arch->stub_align };
-    if (add_item(l, stubs))
-        return -1;
-    if (!p->internal_stubs)
-        return 0;
-    size_t n = p->nitems - 1, at = n;
-    uint64_t code = 0, before = 0, best = UINT64_MAX;
-    for (size_t i = 0; i < n; i++)
-        if (p->items[i].group == GRP_RX)
-            code += p->items[i].size;
-    for (size_t i = 0; i <= n; i++) {       /* boundary before item i */
-        uint64_t d = before > code / 2 ? before - code / 2 : code / 2 - before;
-        if (d < best) {
-            best = d;
-            at = i;
-        }
-        if (i < n && p->items[i].group == GRP_RX)
-            before += p->items[i].size;
+    if (!p->internal_stubs) {
+        p->stub_blocks = calloc(1, sizeof *p->stub_blocks);
+        return p->stub_blocks ? add_item(l, stubs) : objrt_fail(l->ctx, "out of memory");
     }
-    memmove(&p->items[at + 1], &p->items[at], (n - at) * sizeof *p->items);
-    p->items[at] = stubs;
+    uint64_t reach = l->arch->branch_reach;
+    uint64_t limit = reach > stubs.size + 2 * STUB_MARGIN ? reach - stubs.size - STUB_MARGIN
+                                                          : reach / 2;
+    size_t n = p->nitems, k = 0, blocks = 0;
+    objrt_item *v = malloc((2 * n + 2) * sizeof *v);
+    if (!v)
+        return objrt_fail(l->ctx, "out of memory");
+    uint64_t since = 0;
+    for (size_t i = 0; i < n; i++) {
+        const objrt_item *it = &p->items[i];
+        if (it->group == GRP_RX && (blocks == 0 || (since && since + it->size > limit))) {
+            v[k++] = stubs;
+            blocks++;
+            since = 0;
+        }
+        if (it->group == GRP_RX)
+            since += it->size + it->align;
+        v[k++] = *it;
+    }
+    v[k++] = stubs;
+    blocks++;
+    p->stub_blocks = calloc(blocks, sizeof *p->stub_blocks);
+    if (!p->stub_blocks) {
+        free(v);
+        return objrt_fail(l->ctx, "out of memory");
+    }
+    free(p->items);
+    p->items = v;
+    p->nitems = k;
+    p->capitems = 2 * n + 2;
     return 0;
 }
 

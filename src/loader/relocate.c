@@ -37,12 +37,13 @@ static void fill_got_and_stubs(objrt_link *l)
     uint64_t *got = (uint64_t *)(l->base + p->got_off);
     for (size_t i = 0; i < p->got_slots; i++)
         got[i] = key_addr(l, p->got_keys[i]);
-    for (size_t i = 0; i < p->stubs; i++) {
-        objrt_slotkey k = p->stub_keys[i];
-        uint64_t slot = got_base(l) + 8 * (uint64_t)objrt_keymap_get(&p->got_map, k.id, k.addend);
-        uint64_t at = (uintptr_t)l->base + p->stub_off + i * (uint64_t)l->arch->stub_size;
-        l->arch->emit_stub(l->base + p->stub_off + i * l->arch->stub_size, at, slot);
-    }
+    for (size_t b = 0; b < p->nstub_blocks; b++)     /* every block holds every stub */
+        for (size_t i = 0; i < p->stubs; i++) {
+            objrt_slotkey k = p->stub_keys[i];
+            uint64_t slot = got_base(l) + 8 * (uint64_t)objrt_keymap_get(&p->got_map, k.id, k.addend);
+            uint64_t off = p->stub_blocks[b] + i * (uint64_t)l->arch->stub_size;
+            l->arch->emit_stub(l->base + off, (uintptr_t)l->base + off, slot);
+        }
 }
 
 typedef struct site {           /* one relocation, in the psABI's notation */
@@ -79,6 +80,38 @@ static uint64_t slot_of(const objrt_link *l, const site *s, const objrt_keymap *
     return i == OBJRT_NONE ? 0 : block + i * size;
 }
 
+/* A call out of direct reach: through its stub in the nearest block (plan.c puts blocks
+ * where every caller should reach one). */
+static int far_call(objrt_link *l, const site *s, uint64_t *v)
+{
+    const objrt_plan *p = &l->plan;
+    int64_t rest = 0;
+    uint64_t L0 = p->nstub_blocks ? slot_of(l, s, &p->stub_map, (uintptr_t)l->base +
+                                            p->stub_blocks[0], l->arch->stub_size, &rest) : 0;
+    if (!L0)
+        return site_error(l, s, *v, "call target out of reach and no stub planned");
+    uint64_t best = 0, best_mag = UINT64_MAX;
+    for (size_t b = 0; b < p->nstub_blocks; b++) {
+        uint64_t c = L0 - p->stub_blocks[0] + p->stub_blocks[b] + (uint64_t)rest - s->P;
+        uint64_t mag = (int64_t)c < 0 ? -c : c;
+        if (mag < best_mag) {
+            best_mag = mag;
+            best = c;
+        }
+    }
+    if (!objrt_value_fits(s->h, best)) {
+        char what[200];
+        snprintf(what, sizeof what, "call target out of reach, and so is every stub block: "
+                 "the nearest is 0x%llx bytes away, beyond the reach of 0x%llx (a single "
+                 "code section wider than about twice that cannot be linked)",
+                 (unsigned long long)best_mag, (unsigned long long)l->arch->branch_reach);
+        return site_error(l, s, best, what);
+    }
+    *v = best;
+    l->stubs_used++;
+    return 0;
+}
+
 static int compute(objrt_link *l, const site *s, uint64_t *v)
 {
     const objrt_plan *p = &l->plan;
@@ -104,13 +137,7 @@ static int compute(objrt_link *l, const site *s, uint64_t *v)
         *v = S + A - P;
         if (objrt_value_fits(s->h, *v))
             return 0;
-        uint64_t L = slot_of(l, s, &p->stub_map, (uintptr_t)l->base + p->stub_off,
-                             l->arch->stub_size, &rest);
-        if (!L)
-            return site_error(l, s, *v, "call target out of reach and no stub planned");
-        *v = L + (uint64_t)rest - P;
-        l->stubs_used++;
-        return 0;
+        return far_call(l, s, v);
     }
     default:
         break;
