@@ -169,6 +169,7 @@ typedef struct objrt_tls {
     uint64_t size, filesz, align;   /* the unit's block: .tdata then .tbss */
     bool static_needed;             /* IE or LE against the unit's block: static TLS */
     bool le_used;                   /* LE: the block's offset from the thread pointer */
+    bool own_used;                  /* some entry or LE names the unit's block (even empty) */
     objrt_tls_entry *ents;
     size_t nents, capents;
     objrt_keymap map;               /* kind-tagged slot key -> entry index */
@@ -278,6 +279,7 @@ void objrt_tls_release(objrt_tls *t);
 
 /* The compiler's helper library (libgcc.c, atomics_aarch64.c). */
 const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */
+bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n);
 void *objrt_outline_atomic(const char *name);
 
 /* Shared helpers */

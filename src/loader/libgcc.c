@@ -10,8 +10,11 @@
  * (a path), or turns the search off ("" or "none"). Without it, AArch64 units still get
  * the outline atomics from objrt itself (atomics_aarch64.c).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "loader/internal.h"
@@ -28,4 +31,48 @@ const char *objrt_libgcc_path(void)
     if (!*p || strcmp(p, "none") == 0 || access(p, R_OK) != 0)
         return NULL;
     return p;
+}
+
+/* Does the archive's symbol index ("/" member: big-endian count, offsets, then names)
+ * name `name`? Checked before libgcc.a is parsed, so a symbol that is simply undefined
+ * costs no parse of the archive's members. */
+static bool index_names(const uint8_t *d, size_t n, const char *name)
+{
+    if (n < 8 + 60 + 4 || memcmp(d, "!<arch>\n", 8) != 0 || memcmp(d + 8, "/ ", 2) != 0)
+        return true;                        /* no index: let the archive be searched */
+    size_t size = strtoul((const char *)d + 8 + 48, NULL, 10);
+    if (size > n - 68)
+        return true;
+    const uint8_t *p = d + 68, *end = p + size;
+    uint32_t count = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (count > (size - 4) / 4)
+        return true;
+    const char *s = (const char *)p + 4 + 4 * (size_t)count;
+    while ((const uint8_t *)s < end) {
+        size_t len = strnlen(s, (size_t)(end - (const uint8_t *)s));
+        if (len == strlen(name) && memcmp(s, name, len) == 0)
+            return true;
+        s += len + 1;
+    }
+    return false;
+}
+
+bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 8) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return false;
+    bool found = false;
+    for (size_t i = 0; i < n && !found; i++)
+        found = index_names(m, (size_t)st.st_size, names[i]);
+    munmap(m, (size_t)st.st_size);
+    return found;
 }

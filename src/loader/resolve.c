@@ -221,6 +221,17 @@ static int search_libgcc(objrt_link *l)
     const char *path = objrt_libgcc_path();
     if (!path)
         return 0;
+    size_t n = 0;
+    const char **names = malloc((l->ngsyms ? l->ngsyms : 1) * sizeof *names);
+    if (!names)
+        return objrt_fail(l->ctx, "out of memory");
+    for (size_t g = 0; g < l->ngsyms; g++)
+        if (l->gsyms[g].state == G_UNDEF && l->gsyms[g].strong_ref)
+            names[n++] = l->gsyms[g].name;
+    bool wanted = objrt_libgcc_defines_any(path, names, n);
+    free(names);
+    if (!wanted)
+        return 0;                           /* nothing there: not worth parsing the archive */
     size_t before = l->nobjs;
     if (objrt_input_add_file(l, path))
         return -1;

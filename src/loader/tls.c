@@ -36,6 +36,8 @@
 #include "loader/internal.h"
 
 #define MAX_TLS_ALIGN ((uint64_t)1 << 16)
+/* glibc aborts the process when it cannot allocate a thread's block: refuse absurd sizes */
+#define MAX_TLS_SIZE ((uint64_t)1 << 28)
 
 bool objrt_sec_is_tls(const objrt_obj *o, size_t shndx)
 {
@@ -69,6 +71,10 @@ int objrt_tls_layout(objrt_link *l)
         if (!nobits)
             t->filesz = cur;
     }
+    if (cur > MAX_TLS_SIZE)
+        return objrt_fail(l->ctx, "thread-local storage: the unit's block is 0x%llx bytes, "
+                          "more than objrt gives a thread (0x%llx)", (unsigned long long)cur,
+                          (unsigned long long)MAX_TLS_SIZE);
     t->size = cur;
     t->align = align;
     return 0;
@@ -174,6 +180,7 @@ int objrt_tls_note(objrt_link *l, const objrt_obj *o, size_t target, const Elf64
     if (tls_target(l, o, ELF64_R_SYM(r->r_info), &g, &off, &why))
         return note_error(l, o, target, r, h, why);
     bool own = g == OBJRT_NONE;
+    t->own_used |= own;
     if (!own && (h->tls == TLS_DTPREL || h->tls == TLS_TPREL || h->tls == TLS_LD))
         return note_error(l, o, target, r, h, "local-exec and local-dynamic references need "
                           "thread-local data the unit defines; this symbol is the host's");
@@ -315,7 +322,7 @@ static void mod_layout(const objrt_link *l, modfile *f)
     for (size_t i = 0; i < t->nhost; i++)
         f->strsz += strlen(l->gsyms[t->host[i]].name) + 1;
     f->nrela = count_relas(t);
-    f->nphdr = t->size ? 4 : 3;
+    f->nphdr = t->own_used ? 4 : 3;
     f->ndyn = 6 + (f->nrela ? 3 : 0) + (t->static_needed ? 1 : 0);
     f->phoff = sizeof(Elf64_Ehdr);
     f->dyn = f->phoff + f->nphdr * sizeof(Elf64_Phdr);
@@ -351,8 +358,8 @@ static void put_headers(const objrt_link *l, modfile *f)
     put_phdr(f, i++, PT_LOAD, PF_R | PF_W, 0, f->size, f->size, page);
     put_phdr(f, i++, PT_DYNAMIC, PF_R | PF_W, f->dyn, f->ndyn * sizeof(Elf64_Dyn),
              f->ndyn * sizeof(Elf64_Dyn), 8);
-    if (t->size)
-        put_phdr(f, i++, PT_TLS, PF_R, f->tdata, t->filesz, t->size, t->align);
+    if (t->own_used)        /* glibc ignores an empty PT_TLS: give a referenced block a byte */
+        put_phdr(f, i++, PT_TLS, PF_R, f->tdata, t->filesz, t->size ? t->size : 1, t->align);
     put_phdr(f, i++, PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 16);   /* no executable stacks */
 }
 
