@@ -51,8 +51,10 @@
  *     definitions of one unit only; local (static) symbols are never exported.
  *
  *     objrt_unload() runs the unit's destructors (.fini_array in reverse, then legacy
- *     .dtors, then functions the unit registered with __cxa_atexit), deregisters its
- *     unwind and debugger information and returns its whole reservation to the system.
+ *     .dtors, then functions the unit registered with __cxa_atexit, atexit or
+ *     at_quick_exit; its pthread_atfork handlers are dropped), deregisters its unwind and
+ *     debugger information, returns its whole reservation to the system and closes its
+ *     thread-local storage (glibc frees the unit's blocks in every thread).
  *     It refuses (returns -1, nothing changed) while a later unit is bound to the unit:
  *     one whose undefined symbols were resolved, at load time, to an address inside it.
  *     The error names that dependant and the symbol ("cannot unload a.o: b.o is bound to

@@ -52,8 +52,15 @@ static void print_groups(const objrt_link *l, FILE *out)
     fprintf(out, "  content %llu bytes, alignment and page rounding %llu bytes (%.1f%%)\n",
             (unsigned long long)p->used, (unsigned long long)padding,
             p->total ? 100.0 * (double)padding / (double)p->total : 0.0);
-    fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n\n", p->got_slots,
+    fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n", p->got_slots,
             p->stubs, l->stubs_used);
+    if (l->tls.size || l->tls.nents)        /* handed to glibc as a TLS module at load */
+        fprintf(out, "  thread-local block %llu bytes (%llu initialised, align %llu), "
+                "%zu TLS GOT entries (%llu bytes)%s\n", (unsigned long long)l->tls.size,
+                (unsigned long long)l->tls.filesz, (unsigned long long)l->tls.align,
+                l->tls.nents, (unsigned long long)l->tls.got_bytes,
+                l->tls.static_needed ? ", static TLS (initial/local exec)" : "");
+    fprintf(out, "\n");
 }
 
 int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void *out)
