@@ -188,7 +188,8 @@ static void open_image(const uint8_t *img, image *v)
     v->sh = (const Elf64_Shdr *)(img + eh->e_shoff);
     v->shnum = eh->e_shnum ? eh->e_shnum : v->sh[0].sh_size;
     size_t shstrndx = eh->e_shstrndx == SHN_XINDEX ? v->sh[0].sh_link : eh->e_shstrndx;
-    v->shstr = (const char *)img + v->sh[shstrndx].sh_offset;
+    if (shstrndx && shstrndx < v->shnum)      /* parse.c checked every sh_name against it */
+        v->shstr = (const char *)img + v->sh[shstrndx].sh_offset;
     for (size_t i = 1; i < v->shnum; i++) {
         if (v->sh[i].sh_type == SHT_SYMTAB) {
             v->syms = (const Elf64_Sym *)(img + v->sh[i].sh_offset);
@@ -246,7 +247,7 @@ static bool describe_in_object(const objrt_info_obj *ob, uintptr_t addr, objrt_l
     out->object = ob->object;
     out->file = ob->file;
     out->member = ob->member;
-    out->section = v.shstr + v.sh[sec].sh_name;
+    out->section = v.shstr ? v.shstr + v.sh[sec].sh_name : "?";
     out->section_addr = (void *)(uintptr_t)v.sh[sec].sh_addr;
     uint64_t off = addr - v.sh[sec].sh_addr;
     out->offset = off;
