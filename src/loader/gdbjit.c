@@ -91,7 +91,7 @@ static struct objrt_jit_entry *make_image(const objrt_link *l, const objrt_obj *
 {
     size_t size = image_size(o);
     struct objrt_jit_entry *e = calloc(1, sizeof *e);
-    uint8_t *img = calloc(1, size);
+    uint8_t *img = malloc(size);      /* every byte is written below: no calloc zeroing */
     if (!e || !img) {
         free(e);
         free(img);
@@ -110,9 +110,11 @@ static struct objrt_jit_entry *make_image(const objrt_link *l, const objrt_obj *
         else
             sh[i].sh_flags &= ~(uint64_t)SHF_ALLOC;   /* not loaded: no address to claim */
         if (k == KEEP_BYTES) {
-            memcpy(img + at, o->data + o->sh[i].sh_offset, o->sh[i].sh_size);
+            uint64_t n = o->sh[i].sh_size, padded = objrt_align_up(n, 8);
+            memcpy(img + at, o->data + o->sh[i].sh_offset, n);
+            memset(img + at + n, 0, padded - n);
             sh[i].sh_offset = at;
-            at += objrt_align_up(o->sh[i].sh_size, 8);
+            at += padded;
         } else if (k == DROP_BYTES) {
             sh[i].sh_offset = 0;
             if (sh[i].sh_type == SHT_RELA || sh[i].sh_type == SHT_REL)
