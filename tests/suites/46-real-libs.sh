@@ -16,6 +16,15 @@ case "$TARGET:$SAN" in
 x86_64:|aarch64:) ;;
 *) exit 0 ;;
 esac
+if [ "$TARGET" = x86_64 ]; then
+    expect "libjpeg.a round trip vs native" "libuv_a.a thread pool vs native" \
+           "__builtin_cpu_supports with __cpu_model from libgcc.a vs native" \
+           "OBJRT_LIBGCC=none turns libgcc.a off" "OBJRT_LIBGCC=a missing path turns libgcc.a off"
+else
+    expect "arm64 libcrypto.a with no extra inputs vs native" \
+           "aarch64 std::shared_ptr, libgcc.a's outline atomics vs native" \
+           "aarch64 std::shared_ptr, objrt's own outline atomics vs native" "aarch64 outline atomics"
+fi
 D=tests/drivers
 W=$TMP
 LIMIT=${OBJRT_TEST_TIMEOUT:-300}
@@ -41,10 +50,10 @@ driver() {
     local name=$1 src=$2 ar=$3; shift 3
     local d=$W/$name
     mkdir -p "$d"
-    if [ ! -r "$ar" ]; then fail "$name: $ar is missing (scripts/install-deps.sh)"; return 1; fi
+    if [ ! -r "$ar" ]; then fail "$name-driver: $ar is missing (scripts/install-deps.sh)"; return 1; fi
     # shellcheck disable=SC2086
     if ! $GCC -O2 "$@" -c "$src" -o "$d/drv.o" 2>"$d/err" || ! $GCC "$d/drv.o" "$ar" -o "$d/native" 2>>"$d/err"; then
-        fail "$name: build: $(oneline "$(cat "$d/err")")"; return 1
+        fail "$name-driver: build: $(oneline "$(cat "$d/err")")"; return 1
     fi
     # shellcheck disable=SC2086
     run_to "$d/n" $RUN "$d/native"
@@ -57,16 +66,16 @@ if [ "$TARGET" = x86_64 ]; then
     L=/usr/lib/x86_64-linux-gnu
     if driver jpeg "$D/jpeg_driver.c" "$L/libjpeg.a"; then
         if readelf -SW "$L/libjpeg.a" 2>/dev/null | grep -q '\.tdata'; then
-            same "libjpeg.a (thread-local SIMD state) round trip vs native" "$W/jpeg/n" "$W/jpeg/o"
+            same "libjpeg.a round trip vs native (thread-local SIMD state)" "$W/jpeg/n" "$W/jpeg/o"
         else
-            fail "libjpeg.a: no member has .tdata any more: the test no longer covers TLS"
+            fail "libjpeg.a round trip vs native: no member has .tdata any more: the test no longer covers TLS"
         fi
     fi
     if driver libuv "$D/uv_driver.c" "$L/libuv_a.a"; then
         if nm "$L/libuv_a.a" 2>/dev/null | grep -q ' U pthread_atfork'; then
-            same "libuv_a.a thread pool (pthread_atfork) vs native" "$W/libuv/n" "$W/libuv/o"
+            same "libuv_a.a thread pool vs native (pthread_atfork)" "$W/libuv/n" "$W/libuv/o"
         else
-            fail "libuv_a.a no longer references pthread_atfork: the test does not cover it"
+            fail "libuv_a.a thread pool vs native: no longer references pthread_atfork; the test does not cover it"
         fi
     fi
     c=$W/cpu
@@ -75,21 +84,21 @@ if [ "$TARGET" = x86_64 ]; then
     if $GCC -O2 -c "$c/cpu.c" -o "$c/cpu.o" && $GCC "$c/cpu.o" -o "$c/native"; then
         run_to "$c/n" "$c/native"
         run_to "$c/o" $OBJRT run "$c/cpu.o"
-        same "__builtin_cpu_supports: __cpu_model from libgcc.a vs native" "$c/n" "$c/o"
-        OBJRT_LIBGCC=none expect_fail "OBJRT_LIBGCC=none turns libgcc.a off (control)" \
+        same "__builtin_cpu_supports with __cpu_model from libgcc.a vs native" "$c/n" "$c/o"
+        OBJRT_LIBGCC=none expect_fail "OBJRT_LIBGCC=none turns libgcc.a off" \
             "undefined symbol '__cpu_(model|indicator_init)'" $OBJRT run "$c/cpu.o"
-        OBJRT_LIBGCC=/nonexistent/libgcc.a expect_fail "OBJRT_LIBGCC=missing path: same as off" \
+        OBJRT_LIBGCC=/nonexistent/libgcc.a expect_fail "OBJRT_LIBGCC=a missing path turns libgcc.a off" \
             "undefined symbol '__cpu_(model|indicator_init)'" $OBJRT run "$c/cpu.o"
     else
-        fail "cpu driver build"
+        fail "__builtin_cpu_supports with __cpu_model from libgcc.a vs native: build"
     fi
 else
     L=/usr/lib/aarch64-linux-gnu
     if driver crypto "$D/crypto_driver.c" "$L/libcrypto.a"; then
         if nm "$L/libcrypto.a" 2>/dev/null | grep -q ' U __aarch64_'; then
-            same "arm64 libcrypto.a, no extra inputs (outline atomics) vs native" "$W/crypto/n" "$W/crypto/o"
+            same "arm64 libcrypto.a with no extra inputs vs native (outline atomics)" "$W/crypto/n" "$W/crypto/o"
         else
-            fail "arm64 libcrypto.a calls no outline atomics: the test does not cover them"
+            fail "arm64 libcrypto.a with no extra inputs vs native: calls no outline atomics; the test does not cover them"
         fi
     fi
     s=$W/shared_ptr
@@ -119,18 +128,18 @@ CC
         # shellcheck disable=SC2086
         OBJRT_LIBGCC=none run_to "$s/f" $OBJRT run --stats -l stdc++ "$s/sp.o"
         if ! nm "$s/sp.o" | grep -q ' U __aarch64_'; then
-            fail "aarch64 std::shared_ptr: no outline atomics in the object: nothing is tested"
+            fail "aarch64 outline atomics: no outline atomics in the object, nothing is tested"
         else
             same "aarch64 std::shared_ptr, libgcc.a's outline atomics vs native" "$s/n" "$s/o"
             same "aarch64 std::shared_ptr, objrt's own outline atomics vs native" "$s/n" "$s/f"
             lo=$(stat_field objects "$s/o.err"); fo=$(stat_field objects "$s/f.err")
             if [ "${lo:-0}" -gt 1 ] && [ "${fo:-0}" = 1 ]; then
-                pass "aarch64 outline atomics: libgcc.a members pulled ($lo objects), fallback without ($fo)"
+                pass "aarch64 outline atomics (libgcc.a members pulled: $lo objects, fallback without: $fo)"
             else
                 fail "aarch64 outline atomics: objects with libgcc.a '$lo', without '$fo' (want >1 and 1)"
             fi
         fi
     else
-        fail "aarch64 std::shared_ptr build: $(oneline "$(cat "$s/err")")"
+        fail "aarch64 outline atomics: std::shared_ptr build: $(oneline "$(cat "$s/err")")"
     fi
 fi

@@ -9,32 +9,34 @@ set -u
 . tests/lib.sh
 
 [ "$TARGET:$SAN" = aarch64: ] || exit 0
+expect "aarch64 140 MiB single section called across both ways" \
+       "aarch64 140 MiB single section layout" "aarch64 270 MiB section caller in the middle refused"
 W=$TMP
 oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 
 if $GCC -c tests/aarch64/one_section.S -o "$W/one.o" 2>"$W/err"; then
     # shellcheck disable=SC2086
     $OBJRT run "$W/one.o" >"$W/out" 2>&1; rc=$?
-    if [ $rc = 42 ]; then pass "aarch64 140 MiB single section: calls across it both ways (status 42)"
-    else fail "aarch64 140 MiB single section: status $rc, want 42: $(oneline "$(cat "$W/out")")"; fi
+    if [ $rc = 42 ]; then pass "aarch64 140 MiB single section called across both ways (status 42)"
+    else fail "aarch64 140 MiB single section called across both ways: status $rc, want 42: $(oneline "$(cat "$W/out")")"; fi
     # shellcheck disable=SC2086
     $OBJRT layout "$W/one.o" >"$W/layout" 2>&1
     blocks=$(grep -c ' stubs (' "$W/layout")
     if [ "$blocks" -ge 2 ] && grep -Eq 'stubs 2 \(2 calls needed one\)' "$W/layout"; then
-        pass "aarch64 140 MiB single section: $blocks stub blocks, both calls through one"
+        pass "aarch64 140 MiB single section layout ($blocks stub blocks, both calls through one)"
     else
-        fail "aarch64 140 MiB single section layout: $blocks blocks; $(grep -E 'stubs' "$W/layout" | tr '\n' ' ')"
+        fail "aarch64 140 MiB single section layout: $blocks blocks, $(grep -E 'stubs' "$W/layout" | tr '\n' ' ')"
     fi
 else
-    fail "aarch64 one_section.S: $(oneline "$(cat "$W/err")")"
+    fail "aarch64 140 MiB single section called across both ways: assemble: $(oneline "$(cat "$W/err")")"
 fi
 rm -f "$W/one.o"
 if $GCC -c -DMID tests/aarch64/one_section.S -o "$W/mid.o" 2>"$W/err"; then
     # shellcheck disable=SC2086
-    expect_fail "aarch64 270 MiB section, caller in the middle: says no stub block is in reach" \
+    expect_fail "aarch64 270 MiB section caller in the middle refused (no stub block in reach)" \
         "JUMP26 against 'start_fn': call target out of reach, and so is every stub block: the nearest is 0x[0-9a-f]+ bytes away" \
         $OBJRT run "$W/mid.o"
 else
-    fail "aarch64 one_section.S -DMID: $(oneline "$(cat "$W/err")")"
+    fail "aarch64 270 MiB section caller in the middle refused: assemble: $(oneline "$(cat "$W/err")")"
 fi
 rm -f "$W/mid.o"
