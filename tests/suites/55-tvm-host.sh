@@ -24,9 +24,30 @@ export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
 D=$TMP/data
 mkdir -p "$D"
 $PY tests/tvm/ref.py inputs "$D" || { fail "tvm-inputs: ref.py inputs failed"; exit 0; }
+H=$TMP/hostile
+mkdir -p "$H"
+$PY tests/tvm/ref.py hostile "$H" >"$H/list"
 
-# call_ok NAME CASE ARGS...: objrt call succeeds, its outputs match numpy (ref.py CASE), and
-# the same comparison against a wrong reference fails (the check can fail).
+# --- every case, declared before anything runs (tests/lib.sh)
+calls=(call-syslib-add call-syslib-tvm-main call-syslib-matmul-workspace call-npy-format-2.0 \
+    call-dso-tvm-main-int32 call-dso-bool-float64-workspace call-aot-c-three-operators call-ir-syslib-prefix \
+    call-ir-syslib-prefixed-name call-ir-syslib-tvm-main call-ir-dso-slots-workspace call-ir-aot-three-operators)
+errors=(err-kernel-wrong-dtype err-kernel-wrong-shape err-kernel-wrong-ndim err-kernel-wrong-out-dtype \
+    err-kernel-own-message err-fortran-order err-object-array err-missing-function \
+    err-no-tvm-main err-missing-npy err-out-bad-dtype err-out-bad-shape \
+    err-out-name-path err-out-too-large err-out-dir-missing err-repeat-zero \
+    err-unknown-option err-load-failure)
+expect "${calls[@]}" "${errors[@]}" npy-roundtrip-every-dtype call-repeat-median
+expect_harness "${calls[@]/%/-wrong-reference-detected}" npy-roundtrip-every-dtype-wrong-reference-detected
+while IFS=$'\t' read -r n _; do expect "npy-hostile-$n"; done <"$H/list"
+[ "$TARGET" = x86_64 ] && expect npy-truncated-at-every-byte npy-random-corruptions
+for mode in syslib unit aot; do
+    expect "capi-$mode" "capi-$mode-vs-numpy"
+    expect_harness "capi-$mode-vs-numpy-wrong-reference-detected"
+done
+
+# call_ok NAME CASE ARGS...: objrt call succeeds and its outputs match numpy (ref.py CASE);
+# HARNESS NAME-wrong-reference-detected: the same comparison fails against a wrong reference.
 call_ok() {
     local name=$1 case=$2 out; shift 2
     rm -f "$D"/{c,mc,y,ym,ao,z,ys,io}.npy       # no stale output may pass
@@ -37,10 +58,14 @@ call_ok() {
         fail "$name: sanitizer report: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"; return
     fi
     if ! out=$($PY tests/tvm/ref.py check "$D" "$case" 2>&1); then fail "$name: $out"; return; fi
-    if $PY tests/tvm/ref.py check "$D" "$case" --control >/dev/null 2>&1; then
-        fail "$name: the comparison did not notice a wrong reference"; return
-    fi
     pass "$name"
+    control "$name" "$case"
+}
+# control NAME CASE: the comparison of CASE must fail against a wrong reference.
+control() {
+    if $PY tests/tvm/ref.py check "$D" "$2" --control >/dev/null 2>&1; then
+        hfail "$1-wrong-reference-detected: ref.py check accepted a wrong reference"
+    else hpass "$1-wrong-reference-detected"; fi
 }
 # call_err NAME EXIT PATTERN ARGS...: objrt call exits with EXIT and prints PATTERN.
 call_err() {
@@ -72,8 +97,7 @@ $OBJRT call $T/tvm_dso.o -f copy_bytes --in $D/rt0_float64.npy --out "y0=float64
 $OBJRT call $T/tvm_dso.o -f copy_bytes --in $D/rte_int16.npy --out "ye=int16[0,7]" -o "$D" 2>/dev/null || rt_fail="$rt_fail empty"
 if [ -n "$rt_fail" ]; then fail "npy-roundtrip-every-dtype: objrt call failed for$rt_fail"
 elif ! out=$($PY tests/tvm/ref.py check "$D" roundtrip 2>&1); then fail "npy-roundtrip-every-dtype: $out"
-elif $PY tests/tvm/ref.py check "$D" roundtrip --control >/dev/null 2>&1; then fail "npy-roundtrip-every-dtype: control not detected"
-else pass npy-roundtrip-every-dtype; fi
+else pass npy-roundtrip-every-dtype; control npy-roundtrip-every-dtype roundtrip; fi
 
 # --- results against numpy: LLVM IR through llvmlite (TVM's LLVM backend layout)
 call_ok call-ir-syslib-prefix scale_add $T/ir_syslib.o -f scale_add --in $D/a.npy --in $D/b.npy --out z=float32[1000]
@@ -122,9 +146,6 @@ then pass call-repeat-median; else fail "call-repeat-median: '$out'"; fi
 
 # --- hostile .npy: each refused with its own message, exit 125, no crash; a cut at every
 # byte of a valid file and random corruptions never crash (status 0, 1 or 125 only)
-H=$TMP/hostile
-mkdir -p "$H"
-$PY tests/tvm/ref.py hostile "$H" >"$H/list"
 while IFS=$'\t' read -r n pat; do
     call_err "npy-hostile-$n" 125 "--in $H/h_$n.npy: .*($pat)" $T/tvm_dso.o -f copy_bytes --in "$H/h_$n.npy" --out y=float32[4]
 done <"$H/list"
@@ -159,13 +180,15 @@ for mode in syslib unit aot; do
     rm -f "$D"/{c,mc,ao}.bin
     out=$(timeout 120 $RUN "$prog" "$mode" "$D" "${files[@]}" 2>&1); rc=$?
     sed -n "s/^\(PASS\|FAIL\) capi-/\1 capi-$mode-/p" <<<"$out"
-    if [ "$rc" -gt 1 ] || ! grep -q '^PASS ' <<<"$out"; then
-        fail "capi-$mode: host_capi exited $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"; continue
+    if [ "$rc" -ne 0 ] || ! grep -q '^PASS ' <<<"$out"; then
+        fail "capi-$mode: host_capi $(status_text "$rc"): $(tail -n 2 <<<"$out" | tr '\n' ' ')"
+        [ "$rc" -gt 1 ] && continue
+    else
+        pass "capi-$mode"
     fi
     grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "capi-$mode-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
     ref=capi; [ $mode = aot ] && ref=capi_aot
     if ! r=$($PY tests/tvm/ref.py check "$D" $ref 2>&1); then fail "capi-$mode-vs-numpy: $r"
-    elif $PY tests/tvm/ref.py check "$D" $ref --control >/dev/null 2>&1; then fail "capi-$mode-vs-numpy: control not detected"
-    else pass "capi-$mode-vs-numpy"; fi
+    else pass "capi-$mode-vs-numpy"; control "capi-$mode-vs-numpy" $ref; fi
 done
 exit 0
