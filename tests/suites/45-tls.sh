@@ -63,8 +63,13 @@ if [ "$TARGET" = x86_64 ]; then
            "tls 500 initial-exec load/unload cycles" \
            "tls refuses ie-on-plain-data" "tls refuses pcrel-in-tdata" "tls refuses dynamic-type" \
            "nonshared handlers bound to the unit, keep" "nonshared handlers bound to the unit, unload"
-    for t in g++-fPIC g++-fPIE clang++-fPIC; do expect "tls std::call_once $t binds libstdc++'s __once_callable"; done
+    for t in g++-fPIC g++-fPIC-mtls-dialect=gnu2 g++-fPIE clang++-fPIC; do
+        expect "tls std::call_once $t binds libstdc++'s __once_callable"
+    done
 else
+    for t in g++-fPIC-DNO_THREADS g++-fPIE-DNO_THREADS; do
+        expect "tls std::call_once $t binds libstdc++'s __once_callable"
+    done
     for n in gcc-pic-desc gcc-pic-gd gcc-pic-ie gcc-pic-le gcc-pie gcc-nopic gcc-pic-le-g2 \
              clang-pic-desc clang-pic-ie clang-pie; do
         expect "tls $n vs native"
@@ -194,25 +199,33 @@ if [ "$TARGET" = x86_64 ]; then
 fi
 
 # ---- libstdc++'s own thread-locals: std::call_once ------------------------------------------
-if [ $THREADS = 1 ]; then
-    for v in "g++ -fPIC" "g++ -fPIE" "clang++ -fPIC"; do
-        tag=${v// /}
-        d=$W/once-$tag
-        mkdir -p "$d"
-        # shellcheck disable=SC2086
-        if ! $v -O1 -c "$T/once.cc" -o "$d/once.o" 2>"$d/err" || ! g++ "$d/once.o" -o "$d/native" 2>>"$d/err"; then
-            fail "tls std::call_once $tag binds libstdc++'s __once_callable: build: $(oneline "$(cat "$d/err")")"; continue
-        fi
-        run_to "$d/n" "$d/native"
-        # shellcheck disable=SC2086
-        run_to "$d/o" $OBJRT run -l stdc++ "$d/once.o"
-        if has_relocs "$d/once.o" -- '(GOTTPOFF|TLSGD|TLSDESC).*__once_call'; then
-            same "tls std::call_once $tag binds libstdc++'s __once_callable" "$d/n" "$d/o"
-        else
-            fail "tls std::call_once $tag binds libstdc++'s __once_callable: no TLS relocation against __once_callable"
-        fi
-    done
+if [ "$TARGET" = x86_64 ]; then
+    ONCE=("g++ -fPIC" "g++ -fPIC -mtls-dialect=gnu2" "g++ -fPIE" "clang++ -fPIC")
+    CXX_NATIVE=g++
+else
+    ONCE=("aarch64-linux-gnu-g++ -fPIC -DNO_THREADS" "aarch64-linux-gnu-g++ -fPIE -DNO_THREADS")
+    CXX_NATIVE=aarch64-linux-gnu-g++
 fi
+for v in "${ONCE[@]}"; do
+    tag=${v// /}
+    tag=${tag#aarch64-linux-gnu-}
+    name="tls std::call_once $tag binds libstdc++'s __once_callable"
+    d=$W/once-$tag
+    mkdir -p "$d"
+    # shellcheck disable=SC2086
+    if ! $v -O1 -c "$T/once.cc" -o "$d/once.o" 2>"$d/err" || ! $CXX_NATIVE "$d/once.o" -o "$d/native" 2>>"$d/err"; then
+        fail "$name: build: $(oneline "$(cat "$d/err")")"; continue
+    fi
+    # shellcheck disable=SC2086
+    run_to "$d/n" $RUN "$d/native"
+    # shellcheck disable=SC2086
+    run_to "$d/o" $OBJRT run -l stdc++ "$d/once.o"
+    if has_relocs "$d/once.o" -- '(GOTTPOFF|TLSGD|TLSDESC|TLSIE).*__once_call'; then
+        same "$name" "$d/n" "$d/o"
+    else
+        fail "$name: no TLS relocation against __once_callable"
+    fi
+done
 
 # ---- negative controls: what objrt must refuse -----------------------------------------------
 N=$W/neg
