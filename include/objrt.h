@@ -16,10 +16,13 @@
  *     int         objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data);
  *     int         objrt_unload(objrt_unit *unit);
  *     const char *objrt_error(objrt_ctx *ctx);
+ *     const char *objrt_unit_name(const objrt_unit *unit);
  *     size_t      objrt_unit_dependants(objrt_unit *unit);
  *     int         objrt_unit_foreach_sym(objrt_unit *unit, objrt_sym_visitor fn, void *data);
  *     int         objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
  *     void        objrt_crash_report(int fd, int sig, const void *siginfo, const void *uc);
+ *     int         objrt_crash_handler_install(void);
+ *     const char *objrt_version(void);
  *
  * DESCRIPTION
  *     A context owns loaded units, the symbols defined with objrt_define() and the shared
@@ -164,7 +167,8 @@ typedef struct objrt_location {
     const char *object;      /* "k.o" or "libk.a(m.o)"; NULL for the loader's GOT and stubs */
     const char *file;        /* input file: "k.o" or "libk.a" (NULL as above) */
     const char *member;      /* archive member "m.o", or NULL */
-    const char *section;     /* ".text", ".rodata.str1.1", ".bss", "COMMON", ".got", ".stubs" */
+    const char *section;     /* ".text", ".rodata.str1.1", ".bss", "COMMON", ".got", ".stubs";
+                                NULL (and every field below 0) in padding between sections */
     void *section_addr;      /* where that section starts */
     const char *symbol;      /* nearest symbol at or below the address in the same section,
                                 local (static) ones included; NULL when there is none */
