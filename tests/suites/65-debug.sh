@@ -129,6 +129,17 @@ else
 fi
 grep -q "about to crash" "$TMP/crash.out" && pass "crash-stdout-flushed-before" ||
     fail "crash-stdout-flushed-before: program output lost"
+# abort() in loaded code: the signal comes from libc, the backtrace names the loaded caller.
+if fixture abort -g -O0; then
+    # shellcheck disable=SC2086
+    timeout 60 $OBJRT run "$FX/abort.o" >/dev/null 2>"$TMP/abort.err"; rc=$?
+    if [ $rc -eq 134 ] && grep -q '^objrt: SIGABRT at ' "$TMP/abort.err" &&
+       grep -Eq '#[0-9]+ 0x[0-9a-f]+ [^ ]*abort\.o:main\+0x' "$TMP/abort.err"; then
+        pass "crash-abort-reported (status 134)"
+    else
+        fail "crash-abort-reported: status $rc, $(head -4 "$TMP/abort.err" | tr '\n' ' ')"
+    fi
+fi
 # Negative control: a program that does not crash reports nothing and exits 0.
 # shellcheck disable=SC2086
 timeout 60 $OBJRT run "$FX/kernel.o" >/dev/null 2>"$TMP/ok.err"; rc=$?
