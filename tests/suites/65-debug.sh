@@ -129,6 +129,19 @@ else
 fi
 grep -q "about to crash" "$TMP/crash.out" && pass "crash-stdout-flushed-before" ||
     fail "crash-stdout-flushed-before: program output lost"
+# A fault in an archive member names it as libx.a(member.o).
+if fixture member_inner -g -O0 && fixture member_main -g -O0; then
+    rm -f "$FX/libinner.a"; $AR rcs "$FX/libinner.a" "$FX/member_inner.o"
+    # shellcheck disable=SC2086
+    timeout 60 $OBJRT run "$FX/member_main.o" "$FX/libinner.a" >/dev/null 2>"$TMP/member.err"; rc=$?
+    if [ $rc -eq 139 ] &&
+       grep -Eq '^objrt: SIGSEGV at [^ ]*libinner\.a\(member_inner\.o\):inner\+0x[0-9a-f]+ ' "$TMP/member.err" &&
+       grep -Eq '#1 0x[0-9a-f]+ [^ ]*member_main\.o:main\+0x' "$TMP/member.err"; then
+        pass "crash-report-archive-member"
+    else
+        fail "crash-report-archive-member: status $rc, $(head -3 "$TMP/member.err" | tr '\n' ' ')"
+    fi
+fi
 # abort() in loaded code: the signal comes from libc, the backtrace names the loaded caller.
 if fixture abort -g -O0; then
     # shellcheck disable=SC2086
