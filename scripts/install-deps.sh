@@ -6,6 +6,8 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user   # AArch64 cross build and emulation
       g++-aarch64-linux-gnu                                   # AArch64 C++ fixtures (std::shared_ptr: outline atomics)
       python3-llvmlite                                        # LLVM-JIT-style objects (llvmlite)
+      python3-numba python3-numpy                             # objrt.numba and its tests/benchmarks
+      python3-setuptools python3-wheel python3-pip            # offline `pip install ./python` test
       python3-numpy                                           # reference results and .npy files for objrt call
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link

@@ -296,3 +296,17 @@ def _():
     second.unload()
     first.unload()
     expect(not first.loaded, "unload after the dependant went")
+
+
+@case("py-add-library")
+def _():
+    o = cc("sqlv", "int sqlite3_libversion_number(void);\nint sql_version(void) { return sqlite3_libversion_number(); }\n")
+    ctx = objrt.Context()
+    e = raises(objrt.LinkError, ctx.load, o)        # control: not in the host process
+    expect("undefined symbol 'sqlite3_libversion_number'" in str(e), "message: %s" % e)
+    ctx.add_library("libsqlite3.so.0")
+    want_v = ctypes.CDLL("libsqlite3.so.0").sqlite3_libversion_number()
+    with ctx.load(o) as u:
+        expect(u.function("sql_version", C_INT)() == want_v, "wrong version number")
+    e = raises(objrt.LinkError, ctx.add_library, "no_such_library_xyz")
+    expect("no_such_library_xyz" in str(e), "message: %s" % e)

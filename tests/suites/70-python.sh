@@ -31,7 +31,7 @@ check "py-import OBJRT_LIBRARY=<path> is used" env OBJRT_LIBRARY="$LIB" "$PY" -c
     "import objrt, sys; sys.exit(objrt.library_path != '$LIB')"
 
 # ---- the API and the engine -----------------------------------------------------------------
-run_cases api_cases.py 18
+run_cases api_cases.py 19
 run_cases engine_cases.py 10
 
 # ---- installing: pip offline, make install --------------------------------------------------

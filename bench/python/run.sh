@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bench/python/run.sh BUILD - numba on objrt (objrt.numba) vs numba on MCJIT, same machine,
+# same run. Every measurement is a fresh python3 process; the two JITs alternate in
+# ROUNDS rounds (order swapped each round); medians are printed with the load average.
+#   compile   compile + first call of 200 small jitted functions
+#   memory    1000 jitted functions compiled, called and dropped: RSS growth
+#   speed     a numba kernel (mandelbrot) and a reduction, per call
+# Env: ROUNDS (default 3), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+[ "$(uname -m)" = x86_64 ] || { echo "bench/python: x86_64 only (no Python for other targets here)"; exit 0; }
+export OBJRT_LIBRARY=$BUILD/libobjrt.so PYTHONPATH=$ROOT/python
+PY=/usr/bin/python3
+ROUNDS=${ROUNDS:-3}; COMPILE_N=${COMPILE_N:-200}; MEMORY_N=${MEMORY_N:-1000}
+MEMORY_ROUNDS=${MEMORY_ROUNDS:-1}
+OUT=$(mktemp -d /tmp/objrt-bench-python.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+
+run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
+    local what=$1 n=$2 rounds=$3 r
+    for r in $(seq "$rounds"); do
+        if [ $((r % 2)) -eq 1 ]; then order="objrt mcjit"; else order="mcjit objrt"; fi
+        for jit in $order; do
+            "$PY" "$ROOT/bench/python/numba_bench.py" "$jit" "$what" "$n" >>"$OUT/$what.jsonl" 2>"$OUT/err" \
+                || { echo "bench/python: $jit $what failed: $(tail -n 2 "$OUT/err")" >&2; return 1; }
+        done
+    done
+}
+run compile "$COMPILE_N" "$ROUNDS" && run speed 0 "$ROUNDS" && run memory "$MEMORY_N" "$MEMORY_ROUNDS" || exit 1
+
+"$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" <<'PYEOF'
+import json, statistics, sys
+out, load0, load1, cn, mn = sys.argv[1:6]
+def rows(what):
+    return [json.loads(l) for l in open("%s/%s.jsonl" % (out, what))]
+def med(what, jit, key):
+    return statistics.median(r[key] for r in rows(what) if r["jit"] == jit)
+print("numba %s on objrt vs MCJIT (median of fresh processes, load average %s at start, %s at end)"
+      % (__import__("numba").__version__, load0, load1))
+print("| measurement | objrt | MCJIT | objrt/MCJIT |")
+print("|---|---|---|---|")
+for what, key, label, unit in (("compile", "ms", "compile + first call of %s functions" % cn, "ms"),
+                               ("speed", "mandel_us", "mandelbrot 200x200x100, per call", "us"),
+                               ("speed", "reduce_us", "sum of sqrt over 1e6 float64, per call", "us"),
+                               ("memory", "rss_growth_kib", "RSS growth, %s functions compiled and dropped" % mn, "KiB")):
+    o, m = med(what, "objrt", key), med(what, "mcjit", key)
+    print("| %s | %.0f %s | %.0f %s | %.2f |" % (label, o, unit, m, unit, o / m if m else float("nan")))
+mem = [r for r in rows("memory") if r["jit"] == "objrt"][-1]
+print("objrt memory run: %d units linked, %d unloaded; mapped %.0f bytes per unit for %.0f bytes of content (%.1fx)"
+      % (mem["units"], mem["unloaded"], mem["reserved_per_unit"], mem["used_per_unit"],
+         mem["reserved_per_unit"] / mem["used_per_unit"]))
+checks = {(r["what"], r["jit"]): r.get("check") for w in ("compile", "speed") for r in rows(w)}
+bad = [w for w in ("compile", "speed") if checks[(w, "objrt")] != checks[(w, "mcjit")]]
+if bad:
+    print("bench/python: results differ between objrt and MCJIT in: " + ", ".join(bad))
+    sys.exit(1)
+PYEOF
