@@ -17,6 +17,7 @@
  *     int         objrt_unload(objrt_unit *unit);
  *     const char *objrt_error(objrt_ctx *ctx);
  *     const char *objrt_unit_name(const objrt_unit *unit);
+ *     int         objrt_unit_export(objrt_unit *unit);
  *     size_t      objrt_unit_dependants(objrt_unit *unit);
  *     int         objrt_unit_foreach_sym(objrt_unit *unit, objrt_sym_visitor fn, void *data);
  *     int         objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
@@ -150,6 +151,14 @@ const char *objrt_error(objrt_ctx *ctx);
 
 /* The unit's name: its first object as given ("k.o" or "libk.a(m.o)"). */
 const char *objrt_unit_name(const objrt_unit *unit);
+
+/* Make the unit's global symbols visible to shared libraries opened (dlopen) after this
+ * call, as -rdynamic does for an executable: the dynamic linker binds their undefined
+ * references to the unit (an embedded interpreter importing its extension modules).
+ * Returns 0 (also when already exported), or -1 with objrt_error() set. Close such
+ * libraries before unloading the unit: objrt_unload() withdraws the symbols, not the
+ * libraries bound to them. */
+int objrt_unit_export(objrt_unit *unit);
 
 /* Number of loaded units bound to this one (objrt_unload() refuses while it is not 0). */
 size_t objrt_unit_dependants(objrt_unit *unit);

@@ -1,7 +1,7 @@
 /*
  * objrt - command-line front end of the loader.
  *
- *   objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]
+ *   objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] [--export-dynamic] FILE... [-- ARG...]
  *   objrt layout [-l LIB]... [--page-size N] FILE...
  *   objrt --version | --help
  *
@@ -21,7 +21,8 @@
 #define EXIT_NOENTRY 127
 
 static const char usage[] =
-    "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] FILE... [-- ARG...]\n"
+    "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] [--export-dynamic]\n"
+    "                 FILE... [-- ARG...]\n"
     "       objrt layout [-l LIB]... [--page-size N] FILE...\n"
     "       objrt call FILE... [-f FUNC] [--in X.npy]... [--out NAME=DTYPE[SHAPE]]... (call --help)\n"
     "       objrt --version | --help\n"
@@ -37,6 +38,8 @@ static const char usage[] =
     "          -l LIB          make a shared library's symbols available (-l m, -l stdc++)\n"
     "          --stats         print link statistics to stderr, one line\n"
     "          --page-size N   plan with N-byte pages (4096, 16384, 65536)\n"
+    "          --export-dynamic  the unit's symbols bind libraries it dlopens later, as\n"
+    "                          -rdynamic does (an interpreter's extension modules)\n"
     "layout  print where every section, the GOT and the stubs would go, each permission\n"
     "        group's size, bytes lost to alignment and page rounding, and for every\n"
     "        relocation type the farthest value used against its limit (-l, --page-size\n"
@@ -54,6 +57,7 @@ typedef struct args {
     char **prog_args;
     int nprog;
     int stats;
+    int export_dynamic;
     size_t page_size;
 } args;
 
@@ -87,6 +91,8 @@ static int parse_args(int argc, char **argv, args *a)
             a->libs[a->nlibs++] = s + 2;
         } else if (strcmp(s, "--stats") == 0) {
             a->stats = 1;
+        } else if (strcmp(s, "--export-dynamic") == 0) {
+            a->export_dynamic = 1;
         } else if (strcmp(s, "--page-size") == 0 && i + 1 < argc) {
             a->page_size = strtoul(argv[++i], NULL, 0);
         } else if (s[0] == '-' && s[1]) {
@@ -175,6 +181,10 @@ static int cmd_run(int argc, char **argv)
         return EXIT_OBJRT;
     }
     objrt_unit *u = objrt_load(ctx, a.files, (size_t)a.nfiles);
+    if (u && a.export_dynamic && objrt_unit_export(u)) {
+        objrt_unload(u);
+        u = NULL;
+    }
     if (!u) {
         fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
         objrt_free(ctx);

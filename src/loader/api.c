@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "loader/arch.h"
 #include "loader/internal.h"
@@ -233,10 +232,8 @@ static void free_unit(objrt_unit *u)
 {
     objrt_unitinfo_detach(u);
     objrt_unprotect_release(u);
-    if (u->tls_module) {                /* after the code that could reach it is gone */
-        dlclose(u->tls_module);
-        close(u->tls_fd);
-    }
+    objrt_memdso_close(u->tls_module, u->tls_fd);   /* after the code that reaches it */
+    objrt_memdso_close(u->export_module, u->export_fd);
     objrt_strmap_free(&u->syms);
     free(u->addrs);
     free(u->room);

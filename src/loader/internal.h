@@ -227,6 +227,8 @@ struct objrt_unit {
     struct objrt_unitinfo *info; /* inputs, sections, symbols, dependencies (unitinfo.h) */
     void *tls_module;           /* dlopen handle of the unit's TLS module, or NULL */
     int tls_fd;                 /* the module's memfd, open while it is loaded */
+    void *export_module;        /* objrt_unit_export(): the unit's symbols, RTLD_GLOBAL */
+    int export_fd;
 };
 
 /* ---- the context (api.c) ---- */
@@ -276,6 +278,17 @@ int objrt_tls_load(objrt_link *l);
 int objrt_tls_value(const objrt_link *l, const objrt_obj *o, const Elf64_Rela *r,
                     const objrt_howto *h, uint64_t P, uint64_t *v, const char **why);
 void objrt_tls_release(objrt_tls *t);
+
+/* In-memory shared objects for the dynamic linker (memdso.c): the ELF header, program
+ * headers, the common layout (PT_LOAD, PT_DYNAMIC, ..., PT_GNU_STACK), open and close. */
+void objrt_memdso_ehdr(uint8_t *buf, uint16_t machine, size_t nphdr);
+void objrt_memdso_phdr(uint8_t *buf, size_t i, uint32_t type, uint32_t flags, uint64_t off,
+                       uint64_t filesz, uint64_t memsz, uint64_t align);
+void objrt_memdso_base(uint8_t *buf, size_t size, uint16_t machine, size_t nphdr,
+                       uint64_t dyn, uint64_t dynsize);
+int objrt_memdso_open(const uint8_t *buf, size_t size, int flags, void **handle, int *fd,
+                      const char **why);
+void objrt_memdso_close(void *handle, int fd);
 
 /* The compiler's helper library (libgcc.c, atomics_aarch64.c). */
 const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */

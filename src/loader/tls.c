@@ -21,16 +21,14 @@
  * "cannot allocate memory in static TLS block" and objrt says how to avoid IE/LE. The same
  * relocations against the *names* of TLS symbols the host defines (libstdc++'s
  * __once_callable) let glibc bind them exactly as it binds any shared library's.
- * objrt copies the resolved bytes into the unit's GOT; the module stays loaded (and its
- * memfd open, which keeps its /proc/self/fd name unique) until the unit is unloaded.
+ * objrt copies the resolved bytes into the unit's GOT; the module (memdso.c) stays loaded
+ * until the unit is unloaded.
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "loader/arch.h"
 #include "loader/internal.h"
@@ -335,32 +333,14 @@ static void mod_layout(const objrt_link *l, modfile *f)
     f->size = f->tdata + t->filesz;
 }
 
-static void put_phdr(modfile *f, size_t i, uint32_t type, uint32_t flags, uint64_t off,
-                     uint64_t filesz, uint64_t memsz, uint64_t align)
-{
-    Elf64_Phdr ph = { .p_type = type, .p_flags = flags, .p_offset = off, .p_vaddr = off,
-                      .p_paddr = off, .p_filesz = filesz, .p_memsz = memsz, .p_align = align };
-    memcpy(f->buf + f->phoff + i * sizeof ph, &ph, sizeof ph);
-}
-
 static void put_headers(const objrt_link *l, modfile *f)
 {
     const objrt_tls *t = &l->tls;
-    Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = l->arch->machine, .e_version = EV_CURRENT,
-                      .e_phoff = f->phoff, .e_ehsize = sizeof eh,
-                      .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = (Elf64_Half)f->nphdr };
-    memcpy(eh.e_ident, ELFMAG, SELFMAG);
-    eh.e_ident[EI_CLASS] = ELFCLASS64;
-    eh.e_ident[EI_DATA] = ELFDATA2LSB;
-    eh.e_ident[EI_VERSION] = EV_CURRENT;
-    memcpy(f->buf, &eh, sizeof eh);
-    size_t i = 0, page = (size_t)sysconf(_SC_PAGESIZE);
-    put_phdr(f, i++, PT_LOAD, PF_R | PF_W, 0, f->size, f->size, page);
-    put_phdr(f, i++, PT_DYNAMIC, PF_R | PF_W, f->dyn, f->ndyn * sizeof(Elf64_Dyn),
-             f->ndyn * sizeof(Elf64_Dyn), 8);
+    objrt_memdso_base(f->buf, f->size, l->arch->machine, f->nphdr, f->dyn,
+                      f->ndyn * sizeof(Elf64_Dyn));
     if (t->own_used)        /* glibc ignores an empty PT_TLS: give a referenced block a byte */
-        put_phdr(f, i++, PT_TLS, PF_R, f->tdata, t->filesz, t->size ? t->size : 1, t->align);
-    put_phdr(f, i++, PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 16);   /* no executable stacks */
+        objrt_memdso_phdr(f->buf, 2, PT_TLS, PF_R, f->tdata, t->filesz, t->size ? t->size : 1,
+                          t->align);
 }
 
 static void put_dynamic(const objrt_link *l, modfile *f)
@@ -440,34 +420,16 @@ static void put_relas(const objrt_link *l, modfile *f)
 static int open_module(objrt_link *l, const modfile *f)
 {
     objrt_tls *t = &l->tls;
-    int fd = memfd_create("objrt-tls", MFD_CLOEXEC);
-    if (fd < 0)
-        return objrt_fail(l->ctx, "thread-local storage: memfd_create failed");
-    size_t done = 0;
-    while (done < f->size) {
-        ssize_t w = write(fd, f->buf + done, f->size - done);
-        if (w <= 0) {
-            close(fd);
-            return objrt_fail(l->ctx, "thread-local storage: cannot write the TLS module");
-        }
-        done += (size_t)w;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    t->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!t->handle) {
-        const char *e = dlerror();
-        close(fd);
-        return objrt_fail(l->ctx, "thread-local storage: glibc refused the unit's TLS module: "
-                          "%s%s", e ? e : "?", e && strstr(e, "static TLS")
-                          ? "; initial- and local-exec TLS references need glibc's static TLS "
-                            "surplus (or a library the host linked at startup): compile the unit "
-                            "with -fPIC -ftls-model=global-dynamic, or raise the tunable "
-                            "glibc.rtld.optional_static_tls"
-                          : "");
-    }
-    t->fd = fd;
-    return 0;
+    const char *e;
+    if (objrt_memdso_open(f->buf, f->size, RTLD_NOW | RTLD_LOCAL, &t->handle, &t->fd, &e) == 0)
+        return 0;
+    return objrt_fail(l->ctx, "thread-local storage: glibc refused the unit's TLS module: %s%s",
+                      e, strstr(e, "static TLS")
+                      ? "; initial- and local-exec TLS references need glibc's static TLS "
+                        "surplus (or a library the host linked at startup): compile the unit "
+                        "with -fPIC -ftls-model=global-dynamic, or raise the tunable "
+                        "glibc.rtld.optional_static_tls"
+                      : "");
 }
 
 int objrt_tls_load(objrt_link *l)
@@ -501,10 +463,7 @@ int objrt_tls_load(objrt_link *l)
 
 void objrt_tls_release(objrt_tls *t)
 {
-    if (t->handle) {
-        dlclose(t->handle);
-        close(t->fd);
-    }
+    objrt_memdso_close(t->handle, t->fd);
     free(t->ents);
     free(t->host);
     objrt_keymap_free(&t->map);
