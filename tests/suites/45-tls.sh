@@ -63,6 +63,8 @@ if [ "$TARGET" = x86_64 ]; then
            "tls 500 initial-exec load/unload cycles" \
            "tls refuses ie-on-plain-data" "tls refuses pcrel-in-tdata" "tls refuses dynamic-type" \
            "nonshared handlers bound to the unit, keep" "nonshared handlers bound to the unit, unload"
+    expect "tls C++ thread_local destructors at thread exit -fPIC vs native" \
+           "tls C++ thread_local destructors at thread exit -fPIE vs native"
     for t in g++-fPIC g++-fPIC-mtls-dialect=gnu2 g++-fPIE clang++-fPIC; do
         expect "tls std::call_once $t binds libstdc++'s __once_callable"
     done
@@ -226,6 +228,23 @@ for v in "${ONCE[@]}"; do
         fail "$name: no TLS relocation against __once_callable"
     fi
 done
+
+# C++ thread_local objects with destructors, run as each of the unit's threads exits
+if [ "$TARGET" = x86_64 ]; then
+    for pic in -fPIC -fPIE; do
+        name="tls C++ thread_local destructors at thread exit $pic vs native"
+        d=$W/tl$pic
+        mkdir -p "$d"
+        if g++ -O1 $pic -c "$T/thread_local.cc" -o "$d/tl.o" 2>"$d/err" && g++ "$d/tl.o" -o "$d/native" 2>>"$d/err"; then
+            run_to "$d/n" "$d/native"
+            # shellcheck disable=SC2086
+            run_to "$d/o" $OBJRT run -l stdc++ "$d/tl.o"
+            same "$name" "$d/n" "$d/o"
+        else
+            fail "$name: build: $(oneline "$(cat "$d/err")")"
+        fi
+    done
+fi
 
 # ---- negative controls: what objrt must refuse -----------------------------------------------
 N=$W/neg
