@@ -11,8 +11,9 @@ It offers the part of llvmlite.binding.ExecutionEngine that numba uses. Each
 finalize_object() emits the modules added since the last one as objects with the target
 machine and links them as one objrt unit. Later units bind to earlier ones, with MCJIT's
 rule that the first definition of a weak or common symbol wins (objrt_options.earlier_wins).
-Names nothing else defines are asked of llvmlite.binding.address_of_symbol, so
-llvm.add_symbol() and llvm.load_library_permanently() work as with MCJIT.
+The names a module declares are looked up with llvmlite.binding.address_of_symbol before
+it is linked (so llvm.add_symbol() takes precedence over the process, as in MCJIT), and
+names nothing else defines are asked of it too (llvm.load_library_permanently()).
 
 remove_module() unloads the module's unit once every module of that unit is removed and no
 other unit is bound to it; otherwise the unit is kept and retried after later unloads.
@@ -78,6 +79,7 @@ class ExecutionEngine:
         self._retired = []          # records whose modules are all removed, still bound
         self._loading = False       # a load is running: removals only queue
         self._notify = self._getbuffer = None
+        self._explicit = set()      # names defined from llvmlite's symbol table
         self.units = []             # live records, oldest first (introspection)
         if module is not None:
             self.add_module(module)
@@ -156,8 +158,25 @@ class ExecutionEngine:
             pending, self._pending = self._pending, []
             mods = [m for m in pending if self._defines_something(m)]
             inputs = [("%s.o" % (m.name or "module"), self._object_of(m)) for m in mods]
+            for m in mods:
+                self._bind_explicit(m)
             if inputs:
                 self._load(inputs, mods)
+
+    def _bind_explicit(self, module):
+        # MCJIT asks llvmlite's symbol table (add_symbol) before the process: numba maps
+        # PyExc_StopIteration and friends to the exception objects, while the process
+        # exports variables of those names that point to them. objrt consults the host
+        # before its resolver, so the names a module declares are defined up front.
+        for seq in (module.functions, module.global_variables):
+            for v in seq:
+                name = v.name
+                if not v.is_declaration or name.startswith("llvm.") or name in self._explicit:
+                    continue
+                addr = _llvm.address_of_symbol(name)
+                if addr:
+                    self._ctx.define(name, addr)
+                    self._explicit.add(name)
 
     def _load(self, inputs, mods):
         self._loading = True

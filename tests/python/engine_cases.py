@@ -177,6 +177,40 @@ def _():
     expect("undefined symbol 'objrt_test_absent'" in str(e), "message: %s" % e)
 
 
+LLABS_IR = """
+declare i64 @llabs(i64)
+define i64 @use_llabs(i64 %x) {
+  %r = call i64 @llabs(i64 %x)
+  ret i64 %r
+}"""
+
+
+@case("engine-add-symbol-overrides-host")
+def _():
+    # llvmlite's symbol table comes before the process (numba maps PyExc_* this way).
+    fake = FN(lambda v: 4242)
+    keep.append(fake)
+    llvm.add_symbol("llabs", ctypes.cast(fake, ctypes.c_void_p).value)
+    results = []
+    for ee in (objrt.llvm.ExecutionEngine(machine()),
+               llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine())):
+        ee.add_module(llvm.parse_assembly(LLABS_IR))
+        ee.finalize_object()
+        results.append(FN(ee.get_function_address("use_llabs"))(-5))
+    expect(results == [4242, 4242], "objrt, MCJIT: %r" % results)
+
+
+@case("engine-add-symbol-overrides-host-control")
+def _():
+    # Plain objrt order (host first, then a resolver asking llvmlite): the host's llabs.
+    ctx = objrt.Context()
+    ctx.set_resolver(llvm.address_of_symbol)
+    o = machine().emit_object(llvm.parse_assembly(LLABS_IR))
+    with ctx.load(o) as u:
+        got = u.function("use_llabs", I64, I64)(-5)
+    expect(got == 5, "got %d: the override check could not tell the orders apart" % got)
+
+
 @case("engine-remove-module-unloads")
 def _():
     ee = objrt.llvm.ExecutionEngine(machine())

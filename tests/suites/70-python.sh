@@ -32,7 +32,7 @@ check "py-import OBJRT_LIBRARY=<path> is used" env OBJRT_LIBRARY="$LIB" "$PY" -c
 
 # ---- the API and the engine -----------------------------------------------------------------
 run_cases api_cases.py 19
-run_cases engine_cases.py 10
+run_cases engine_cases.py 12
 
 # ---- installing: pip offline, make install --------------------------------------------------
 if (cd "$ROOT" && "$PY" -m pip install -q --no-index --no-build-isolation --target "$TMP/site" ./python) >"$TMP/pip.log" 2>&1 \
