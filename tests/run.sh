@@ -69,10 +69,11 @@ for cfg in "$@"; do
         tally "[$cfg $sname]" "$out" > "$TMP.tally"
         sed '$d' "$TMP.tally"
         read -r p f hp hf < <(tail -n 1 "$TMP.tally")
+        said=$(tail -n 3 "$TMP.err" | tr '\n' ' '); said=${said:+: $said}
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-            echo "FAIL [$cfg $sname] suite ran longer than its $limit s timeout and was killed: $(tail -n 2 "$TMP.err" | tr '\n' ' ')"; f=$((f + 1))
+            echo "FAIL [$cfg $sname] suite ran longer than its $limit s timeout and was killed$said"; f=$((f + 1))
         elif [ "$rc" -ne 0 ]; then
-            echo "FAIL [$cfg $sname] suite exited $rc: $(tail -n 3 "$TMP.err" | tr '\n' ' ')"; f=$((f + 1))
+            echo "FAIL [$cfg $sname] suite exited $rc$said"; f=$((f + 1))
         fi
         passed=$((passed + p)); failed=$((failed + f))
         hpassed=$((hpassed + hp)); hfailed=$((hfailed + hf))

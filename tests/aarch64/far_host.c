@@ -11,7 +11,7 @@
  *    naming far_data, never a truncated page offset;
  *  - adrp-both: ADRP to near_data and far_data (> 8 GiB apart) is refused with an error
  *    naming one of them.
- * Prints PASS/FAIL lines; exits 1 when a check failed.
+ * Reports through tests/report.h (T_LIST=1 lists the checks); exits 1 when a check failed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,21 +20,22 @@
 #include <sys/mman.h>
 
 #include "objrt.h"
+#include "report.h"
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
 
 int near_data = 0x1234;
-static int failures;
 
+static const size_t pages[] = { 4096, 16384, 65536 };
+static const char *const checks[] = { "far-use", "adrp-near", "adrp-far", "adrp-both" };
+
+/* One line per check and page: "aarch64 far-host NAME page PAGE". */
 static void report(const char *name, size_t page, int ok, const char *why)
 {
-    if (ok)
-        printf("PASS aarch64 far-host %s page %zu\n", name, page);
-    else
-        printf("FAIL aarch64 far-host %s page %zu: %s\n", name, page, why);
-    failures += !ok;
-    fflush(stdout);
+    char full[128];
+    snprintf(full, sizeof full, "aarch64 far-host %s page %zu", name, page);
+    t_report(full, ok, "%s", why);
 }
 
 /* Distance from [lo, hi) to the nearest other mapping of this process. */
@@ -185,11 +186,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: far_host FAR_USE.o ADRP_NEAR.o ADRP_FAR.o ADRP_BOTH.o\n");
         return 2;
     }
+    if (t_listing()) {
+        t_harness("aarch64 far-host setup far_data beyond 8 GiB of near_data", 1, " ");
+        for (size_t i = 0; i < 3; i++)
+            for (size_t c = 0; c < 4; c++)
+                report(checks[c], pages[i], 1, "");
+        return 0;
+    }
     /* far_fn: mov w0, #42; ret */
     uint32_t *code = far_page();
     int *data = far_page();
     if (!code || !data) {
-        printf("FAIL aarch64 far-host setup: no page more than 9 GiB from every mapping\n");
+        t_harness("aarch64 far-host setup far_data beyond 8 GiB of near_data", 0,
+                  "no page more than 9 GiB from every mapping");
         return 1;
     }
     code[0] = 0x52800540;
@@ -200,14 +209,13 @@ int main(int argc, char **argv)
         return 2;
     }
     *data = 0x5eed;
-    report("setup far_data > 8 GiB from near_data", 0, dist(data, &near_data) > 8 * GIB,
-           "far page too close");
-    static const size_t pages[] = { 4096, 16384, 65536 };
+    t_harness("aarch64 far-host setup far_data beyond 8 GiB of near_data", dist(data, &near_data) > 8 * GIB,
+              "far page too close");
     for (size_t i = 0; i < 3; i++) {
         far_use(pages[i], argv[1], code, data);
         adrp_near(pages[i], argv[2], code, data);
         adrp_far(pages[i], argv[3], code, data);
         adrp_both(pages[i], argv[4], code, data);
     }
-    return failures ? 1 : 0;
+    return t_exit_status();
 }

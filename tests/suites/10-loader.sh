@@ -4,6 +4,14 @@
 # report and page sizes, the perf map. x86_64 (plain and asan) only.
 . "$ROOT/tests/lib.sh"
 [ "$TARGET" = x86_64 ] && [ "$SAN" != tsan ] || exit 0
+expect "cli --help" "cli unknown option exits 125" "cli missing entry exits 127" \
+    "cli missing file exits 125 naming it" "archive long member names + -l m" \
+    "xindex object (66000 sections) links and runs like the native link" \
+    "legacy .ctors/.dtors order matches native" "--stats prints exactly the contract line" \
+    "layout at page size 4096" "layout at page size 16384" "layout at page size 65536" \
+    "layout refuses page size 8192" "OBJRT_PERF_MAP=1 names functions for perf"
+[ -z "$SAN" ] && expect "make install + pkg-config"
+expect_harness "archive uses the // long-name table" "xindex fixture escapes e_shnum (setup)"
 L=$ROOT/tests/loader
 cd "$TMP"
 
@@ -12,31 +20,31 @@ out=$($OBJRT --help); rc=$?
 [ $rc -eq 0 ] && grep -q "objrt run" <<<"$out" && grep -q "objrt layout" <<<"$out" &&
     pass "cli --help" || fail "cli --help: rc=$rc"
 $OBJRT run --bogus x.o 2>/dev/null; rc=$?
-[ $rc -eq 125 ] && pass "cli unknown option exits 125" || fail "cli unknown option: rc=$rc"
+[ $rc -eq 125 ] && pass "cli unknown option exits 125" || fail "cli unknown option exits 125: rc=$rc"
 $CLANG -O2 -c "$L/longname_archive_member_one.c" -o one.o
 $OBJRT run -e no_such_entry one.o 2>err.txt; rc=$?
 [ $rc -eq 127 ] && grep -q "no_such_entry" err.txt && pass "cli missing entry exits 127" ||
-    fail "cli missing entry: rc=$rc $(cat err.txt)"
+    fail "cli missing entry exits 127: rc=$rc $(cat err.txt)"
 $OBJRT run nonexistent.o 2>err.txt; rc=$?
 [ $rc -eq 125 ] && grep -q "nonexistent.o" err.txt && pass "cli missing file exits 125 naming it" ||
-    fail "cli missing file: rc=$rc $(cat err.txt)"
+    fail "cli missing file exits 125 naming it: rc=$rc $(cat err.txt)"
 
 # ---- archives with GNU long member names, -l for a shared library ---------------------
 $GCC -O2 -c "$L/longname_archive_member_two.c" -o longname_archive_member_two.o
 cp one.o longname_archive_member_one.o
 $GCC -O2 -c "$L/longname_main.c" -o main.o
 ar rcs long.a longname_archive_member_one.o longname_archive_member_two.o
-grep -q "longname_archive_member_one.o/" long.a && pass "archive uses the // long-name table" ||
-    fail "archive has no long-name table (test setup)"
+grep -q "longname_archive_member_one.o/" long.a && hpass "archive uses the // long-name table" ||
+    hfail "archive uses the // long-name table: it has none (test setup)"
 $OBJRT run -e entry -l m main.o long.a; rc=$?
-[ $rc -eq 42 ] && pass "archive long member names + -l m" || fail "archive long names: rc=$rc (want 42)"
+[ $rc -eq 42 ] && pass "archive long member names + -l m" || fail "archive long member names + -l m: rc=$rc (want 42)"
 
 # ---- SHN_XINDEX: more than 65280 sections ---------------------------------------------
 python3 "$L/gen_xindex.py" 66000 > xindex.s && $GCC -c xindex.s -o xindex.o
 if readelf -h xindex.o | grep -q "Number of section headers: *0 (66"; then
-    pass "xindex fixture escapes e_shnum (setup)"
+    hpass "xindex fixture escapes e_shnum (setup)"
 else
-    fail "xindex fixture: e_shnum not escaped: $(readelf -h xindex.o | grep 'section headers')"
+    hfail "xindex fixture escapes e_shnum (setup): not escaped: $(readelf -h xindex.o | grep 'section headers')"
 fi
 # expected: what the natively linked object returns (f1 + f33000 + f65997 + f65999)
 printf 'int xindex_entry(void);\nint main(void) { return xindex_entry() & 255; }\n' > xmain.c
@@ -44,7 +52,7 @@ $GCC xmain.c xindex.o -o xindex_native 2>/dev/null; ./xindex_native; want=$?
 $OBJRT run -e xindex_entry xindex.o; rc=$?
 [ $rc -eq $want ] && [ $want -eq $(( (1 + 33000 + 65997 + 65999) & 255 )) ] &&
     pass "xindex object (66000 sections) links and runs like the native link" ||
-    fail "xindex object: rc=$rc native=$want"
+    fail "xindex object (66000 sections) links and runs like the native link: rc=$rc native=$want"
 
 # ---- legacy .ctors/.dtors around .init_array/.fini_array, against a native link --------
 $GCC -c "$L/ctors_legacy.s" -o ctors.o
@@ -52,12 +60,12 @@ $GCC -no-pie ctors.o -o ctors_native 2>/dev/null || $GCC ctors.o -o ctors_native
 ./ctors_native > native.txt
 $OBJRT run ctors.o > objrt.txt
 if diff -u native.txt objrt.txt > d.txt; then pass "legacy .ctors/.dtors order matches native"
-else fail "legacy ctors order: $(tr '\n' ' ' < d.txt)"; fi
+else fail "legacy .ctors/.dtors order matches native: $(tr '\n' ' ' < d.txt)"; fi
 
 # ---- --stats contract ------------------------------------------------------------------
 $OBJRT run --stats -e long_name_one one.o 2>stats.txt >/dev/null
 if [ "$(wc -l < stats.txt)" -eq 1 ] && grep -Eq '^objrt: link_us=[0-9]+(\.[0-9]+)? objects=1 relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+$' stats.txt
-then pass "--stats prints exactly the contract line"; else fail "--stats: $(cat stats.txt)"; fi
+then pass "--stats prints exactly the contract line"; else fail "--stats prints exactly the contract line: $(cat stats.txt)"; fi
 
 # ---- layout report at each page size ---------------------------------------------------
 for ps in 4096 16384 65536; do
@@ -72,7 +80,7 @@ for ps in 4096 16384 65536; do
 done
 $OBJRT layout --page-size 8192 main.o 2>err.txt; rc=$?
 [ $rc -eq 125 ] && grep -q "8192" err.txt && pass "layout refuses page size 8192" ||
-    fail "layout page size 8192: rc=$rc"
+    fail "layout refuses page size 8192: rc=$rc"
 
 # ---- perf map -----------------------------------------------------------------------------
 rm -f /tmp/perf-*.map.objrt-test
@@ -81,7 +89,7 @@ map=$(ls -t /tmp/perf-*.map 2>/dev/null | head -n 1)
 if [ -n "$map" ] && grep -Eq '^[0-9a-f]+ [0-9a-f]+ long_name_one$' "$map"; then
     pass "OBJRT_PERF_MAP=1 names functions for perf"; rm -f "$map"
 else
-    fail "perf map: none written or no long_name_one line"
+    fail "OBJRT_PERF_MAP=1 names functions for perf: none written or no long_name_one line"
 fi
 
 # ---- make install + pkg-config --------------------------------------------------------------
@@ -93,6 +101,6 @@ if [ -z "$SAN" ]; then
        ./pcuser one.o && [ -x "$TMP/prefix/bin/objrt" ] && [ -f "$TMP/prefix/include/objrt/tvm_backend.h" ]; then
         pass "make install + pkg-config: a program builds against the installed library"
     else
-        fail "make install + pkg-config"
+        fail "make install + pkg-config: the program did not build or run"
     fi
 fi

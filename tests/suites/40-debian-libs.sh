@@ -82,7 +82,7 @@ test_lib() {
     local t="debian-libs/$name" w="$TMP/$name"
     mkdir -p "$w"
     if [ ! -f "$archive" ]; then
-        fail "$t/native: $archive missing (run scripts/install-deps.sh)"
+        hfail "$t/native: $archive missing (run scripts/install-deps.sh)"
         return
     fi
 
@@ -92,32 +92,32 @@ test_lib() {
        ! out=$($GCC -O2 -Wall -DPERTURB -c "$ROOT/tests/drivers/$drv" -o "$w/perturb.o" 2>&1) ||
        ! out=$($GCC "$w/driver.o" "$archive" "${native_libs[@]}" -Wl,-Map="$w/native.map" -o "$w/native" 2>&1) ||
        ! out=$($GCC "$w/perturb.o" "$archive" "${native_libs[@]}" -o "$w/native-perturb" 2>&1); then
-        fail "$t/native: build failed: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+        hfail "$t/native: build failed: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
         return
     fi
     run_to "$w/native" $RUN "$w/native" "${args[@]}"
     run_to "$w/native-perturb" $RUN "$w/native-perturb" "${args[@]}"
     if [ "$(cat "$w/native.rc")" = 0 ] && grep -q '^failures: 0$' "$w/native.out"; then
-        pass "$t/native"
+        hpass "$t/native"
     else
-        fail "$t/native: native driver failed (status $(cat "$w/native.rc")): $(tail -n 2 "$w/native.out" | tr '\n' ' ')"
+        hfail "$t/native: native driver failed (status $(cat "$w/native.rc")): $(tail -n 2 "$w/native.out" | tr '\n' ' ')"
         return
     fi
 
     # Negative controls: the comparison must notice one changed line, and a changed status.
     local why
     if why=$(same_run "$w/native" "$w/native-perturb"); then
-        fail "$t/compare-detects-output: PERTURB build compared equal"
+        hfail "$t/compare-detects-output: PERTURB build compared equal"
     elif [ "$(diff "$w/native.out" "$w/native-perturb.out" | grep -c '^[<>]')" != 2 ]; then
-        fail "$t/compare-detects-output: PERTURB should change exactly one line"
+        hfail "$t/compare-detects-output: PERTURB should change exactly one line"
     else
-        pass "$t/compare-detects-output"
+        hpass "$t/compare-detects-output"
     fi
     cp "$w/native.out" "$w/badrc.out"; : >"$w/badrc.err"; echo 3 >"$w/badrc.rc"
     if same_run "$w/native" "$w/badrc" >/dev/null; then
-        fail "$t/compare-detects-status: status 3 compared equal to $(cat "$w/native.rc")"
+        hfail "$t/compare-detects-status: status 3 compared equal to $(cat "$w/native.rc")"
     else
-        pass "$t/compare-detects-status"
+        hpass "$t/compare-detects-status"
     fi
 
     # objrt with the archive as is (members pulled in on demand).

@@ -21,11 +21,12 @@ PY=/usr/bin/python3
 W=$TMP/w; mkdir -p "$W"
 oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' '; }
 
-# run_expect NAME STATUS CMD...: CMD must exit with STATUS.
-run_expect() {
+# run_expect NAME STATUS CMD...: CMD must exit with STATUS (run_expect_h: a harness self-check).
+run_expect() { expect_status "$1" "$2" timeout 120 "${@:3}"; }
+run_expect_h() {
     local name=$1 want=$2 out rc; shift 2
     out=$(timeout 120 "$@" 2>&1); rc=$?
-    if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name: exit $rc, expected $want: $(oneline "$out")"; fi
+    if [ "$rc" = "$want" ]; then hpass "$name"; else hfail "$name: exit $rc, expected $want: $(oneline "$out")"; fi
 }
 
 # ---- relocation fixtures ------------------------------------------------------------------
@@ -43,9 +44,9 @@ for s in "$ASM"/*.s; do
         fi
         # shellcheck disable=SC2086
         if $GCC -no-pie -Dt_fx=t_$f -o "$W/$f-$as.native" "$W/main.c" "$o" 2>"$W/ld.err"; then
-            run_expect "aarch64 asm $f $as native" 0 $RUN "$W/$f-$as.native"
+            run_expect_h "aarch64 asm $f $as native" 0 $RUN "$W/$f-$as.native"
         else
-            fail "aarch64 asm $f $as native link: $(oneline "$(cat "$W/ld.err")")"
+            hfail "aarch64 asm $f $as native link: $(oneline "$(cat "$W/ld.err")")"
         fi
         for p in "${PAGES[@]}"; do
             # shellcheck disable=SC2086
@@ -64,33 +65,14 @@ gaps=$(missing_types "$ASM/required-relocs.txt" "$W"/*-gcc.o)
 if [ -z "$gaps" ]; then pass "aarch64 asm fixtures contain every required type"; else fail "aarch64 asm fixtures lack: $(echo $gaps)"; fi
 { cat "$ASM/required-relocs.txt"; echo R_AARCH64_GOT_LD_PREL19; } >"$W/req-plus"
 if missing_types "$W/req-plus" "$W"/*-gcc.o | grep -q GOT_LD_PREL19; then
-    pass "aarch64 asm coverage check reports a missing type (negative control)"
+    hpass "aarch64 asm coverage check reports a missing type (negative control)"
 else
-    fail "aarch64 asm coverage check did not report R_AARCH64_GOT_LD_PREL19 as missing"
+    hfail "aarch64 asm coverage check reports a missing type (negative control): R_AARCH64_GOT_LD_PREL19 not reported"
 fi
 
 # ---- the seed's arithmetic ----------------------------------------------------------------
 # check_layout REPORT EXPECTED: the reservation is EXPECTED bytes and holds every item.
-check_layout() {
-    $PY - "$1" "$2" <<'PYEOF'
-import re, sys
-items, total, base = [], None, None
-for line in open(sys.argv[1]):
-    m = re.match(r"(RX|R|RW) +(0x[0-9a-f]+) +(0x[0-9a-f]+|0) ", line)
-    if m:
-        items.append((int(m.group(2), 16), int(m.group(3), 0), line.strip()))
-    m = re.match(r"reservation: (0x[0-9a-f]+) bytes at (0x[0-9a-f]+)", line)
-    if m:
-        total, base = int(m.group(1), 16), int(m.group(2), 16)
-if total != int(sys.argv[2]):
-    sys.exit("reservation %s bytes, expected %s" % (total, sys.argv[2]))
-if not items:
-    sys.exit("no items in the report")
-for a, size, what in items:
-    if a < base or a + size > base + total:
-        sys.exit("outside the reservation: " + what)
-PYEOF
-}
+check_layout() { $PY "$T/check_layout.py" "$1" "$2"; }
 $PY "$T/seed_gen.py" "$W/seed.s" >"$W/seed.expect" && $GCC -c "$W/seed.s" -o "$W/seed.o" ||
     fail "aarch64 seed: generate or assemble"
 differs=0
@@ -107,9 +89,9 @@ while read -r p want naive; do
     sed -E "s/^reservation: 0x[0-9a-f]+/reservation: $(printf '%#x' $((want - p)))/" \
         "$W/seed-$p.layout" >"$W/seed-$p.short"
     if check_layout "$W/seed-$p.short" $((want - p)) >/dev/null; then
-        fail "aarch64 seed layout check accepted a reservation one page short (page $p)"
+        hfail "aarch64 seed layout check rejects a reservation one page short (page $p): accepted it"
     else
-        pass "aarch64 seed layout check rejects a reservation one page short (page $p)"
+        hpass "aarch64 seed layout check rejects a reservation one page short (page $p)"
     fi
     # shellcheck disable=SC2086
     out=$(timeout 60 $OBJRT run --stats --page-size "$p" "$W/seed.o" 2>&1); rc=$?
@@ -120,25 +102,19 @@ while read -r p want naive; do
         fail "aarch64 seed run page $p: exit $rc, reserved_bytes=$got (expected $want): $(oneline "$out")"
     fi
 done <"$W/seed.expect"
-if [ "$differs" = 1 ]; then pass "aarch64 seed sizes need alignment padding (a padding-free sum would under-reserve)"
-else fail "aarch64 seed sizes do not exercise alignment padding"; fi
+if [ "$differs" = 1 ]; then hpass "aarch64 seed sizes need alignment padding (a padding-free sum would under-reserve)"
+else hfail "aarch64 seed sizes need alignment padding: they do not exercise it"; fi
 
 # ---- host function and data more than 4 GiB away -----------------------------------------
 if $GCC -c "$T/far_use.s" -o "$W/far_use.o" &&
     $GCC -c -DNEAR "$T/far_adrp.S" -o "$W/adrp_near.o" &&
     $GCC -c -DFAR "$T/far_adrp.S" -o "$W/adrp_far.o" &&
-    $GCC -c -DNEAR -DFAR "$T/far_adrp.S" -o "$W/adrp_both.o" &&
-    $GCC -O2 -Wall -Wextra -Werror -I "$ROOT/include" -o "$W/far_host" "$T/far_host.c" \
-        "$ROOT/$BUILD/libobjrt.a" -ldl -lpthread 2>"$W/far.err"; then
+    $GCC -c -DNEAR -DFAR "$T/far_adrp.S" -o "$W/adrp_both.o" 2>"$W/far.err"; then
     # shellcheck disable=SC2086
-    timeout 120 $RUN "$W/far_host" "$W/far_use.o" "$W/adrp_near.o" "$W/adrp_far.o" \
-        "$W/adrp_both.o" >"$W/far.out" 2>&1; rc=$?
-    grep -E '^(PASS|FAIL) ' "$W/far.out"
-    if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$W/far.out"; then
-        fail "aarch64 far-host exited $rc: $(oneline "$(cat "$W/far.out")")"
-    fi
+    build_prog "aarch64 far-host build" "$W/far_host" "$T/far_host.c" &&
+        run_cases far_host 120 $RUN "$W/far_host" "$W/far_use.o" "$W/adrp_near.o" "$W/adrp_far.o" "$W/adrp_both.o"
 else
-    fail "aarch64 far-host build: $(oneline "$(cat "$W/far.err" 2>/dev/null)")"
+    fail "aarch64 far-host fixtures: $(oneline "$(cat "$W/far.err" 2>/dev/null)")"
 fi
 
 # ---- more than 128 MiB of code between caller and callee ----------------------------------
@@ -174,24 +150,7 @@ for p in "${PAGES[@]}"; do
         $OBJRT run --page-size "$p" "$W/wide.o"
     # shellcheck disable=SC2086
     $OBJRT layout --page-size "$p" "$W/wide.o" >"$W/wide-$p.layout" 2>&1
-    why=$( ($PY - "$W/wide-$p.layout" <<'PYEOF'
-import re, sys
-text = open(sys.argv[1]).read()
-addr = {m.group(2): int(m.group(1), 16)
-        for m in re.finditer(r"^RX +(0x[0-9a-f]+) .*wide\.o (\S+)$", text, re.M)}
-m = re.search(r"GOT slots \d+, stubs (\d+) \((\d+) calls needed one\)", text)
-c = re.search(r"R_AARCH64_CALL26 +(\d+) +(0x[0-9a-f]+|0)", text)
-if not m or not c or ".text" not in addr or ".text.callee" not in addr:
-    sys.exit("report lacks items, stub line or CALL26 line")
-gap = addr[".text.callee"] - addr[".text"]
-if gap <= 1 << 27:
-    sys.exit("callee only %#x from the caller" % gap)
-if (m.group(1), m.group(2), c.group(1)) != ("2", "1", "2"):   # 2 targets, 1 far
-    sys.exit("stubs %s, calls through one %s, CALL26 %s (want 2, 1, 2)" % (m.group(1), m.group(2), c.group(1)))
-if int(c.group(2), 0) >= 1 << 27:
-    sys.exit("farthest CALL26 value %s is beyond reach" % c.group(2))
-PYEOF
-    ) 2>&1) &&
+    why=$($PY "$T/wide_layout.py" "$W/wide-$p.layout" 2>&1) &&
         pass "aarch64 wide unit layout page $p: a veneer per target, used by the far call only" ||
         fail "aarch64 wide unit layout page $p: ${why:-$(oneline "$(cat "$W/wide-$p.layout")")}"
 done
