@@ -41,7 +41,7 @@ fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $FIXSRC/NAME.c
     $GCC -O2 "$@" -c "$FIXSRC/$name.c" -o "$FX/$name.o" 2>"$FX/$name.err" ||
         { fail "robustness-fixture-$name: $(tail -n 2 "$FX/$name.err" | tr '\n' ' ')"; return 1; }
 }
-for f in basic tls missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call longname ctor group; do
+for f in basic tls tls_empty missing dup_a dup_b weak_a weak_b ar_main ar_one ar_two big bigbss reach_call longname ctor group; do
     fixture $f
 done
 $GCC -O2 -DCALLER=grp_call2 -c "$FIXSRC/group.c" -o "$FX/group2.o" || fail "robustness-fixture-group2: compile failed"
@@ -119,7 +119,7 @@ else
     fail "robustness-fixture-basic-clang: $(tail -n 2 "$FX/basic-clang.err" | tr '\n' ' ')"
 fi
 run_test t_ar_corrupt "$FX/ar_main.o" "$FX/libar.a"
-run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o"
+run_test t_reloc_errors "$FX/basic.o" "$FX/tls.o" "$FX/tls_empty.o"
 run_test t_symbols "$FX/missing.o" "$FX/dup_a.o" "$FX/dup_b.o" "$FX/weak_a.o" "$FX/weak_b.o" "$FX/longname.o"
 run_test t_error_api "$FX/missing.o" "$FX/basic.o"
 run_test t_init_array "$FX/ctor.o"

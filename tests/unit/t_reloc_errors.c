@@ -1,10 +1,12 @@
 /*
  * t_reloc_errors.c - relocations objrt cannot apply are refused with a precise error.
  *
- * usage: t_reloc_errors BASIC.o TLS.o
+ * usage: t_reloc_errors BASIC.o TLS.o TLS_EMPTY.o
  *  - BASIC.o with the type of one .rela.text entry patched to 0xff: the error names the
  *    type number, the section and the offset of the relocation.
  *  - TLS.o (a __thread variable): loads, and its thread-local counter counts.
+ *  - TLS_EMPTY.o (an empty .tbss that local-exec code points into): loads and runs (glibc
+ *    died with SIGFPE on the module's TLS segment of size 0 before).
  *  - BASIC.o with a PC-relative relocation's addend raised by 1 TiB: refused (never
  *    silently truncated), the error names the section and offset.
  * All: NULL, nothing mapped or leaked, no crash. Controls: unpatched BASIC.o loads;
@@ -13,6 +15,7 @@
 #include "t_common.h"
 
 static unsigned char *g_basic, *g_tls;
+static const char *g_tls_empty;
 static size_t g_basic_size, g_tls_size;
 static unsigned long g_rel_offset;      /* r_offset of the patched relocation */
 
@@ -110,6 +113,12 @@ static int run(void *arg, char *why, size_t whylen)
     return t_fails_cleanly_new((t_load_fn)arg, NULL, NULL, why, whylen);
 }
 
+static int run_tls_empty(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    return t_files_call(&g_tls_empty, 1, "tls_empty_probe", 7, why, whylen);
+}
+
 static int run_control(void *arg, char *why, size_t whylen)
 {
     (void)arg;
@@ -119,7 +128,8 @@ static int run_control(void *arg, char *why, size_t whylen)
 
 int main(int argc, char **argv)
 {
-    t_args(argc, argv, 3, "BASIC.o TLS.o");
+    t_args(argc, argv, 4, "BASIC.o TLS.o TLS_EMPTY.o");
+    g_tls_empty = argv[3];
     g_basic = t_read_file(argv[1], &g_basic_size);
     g_tls = t_read_file(argv[2], &g_tls_size);
     free(patched_basic());              /* sets g_rel_offset */
@@ -136,6 +146,7 @@ int main(int argc, char **argv)
 
     t_case("reloc-unknown-type-0xff", run, (void *)load_unknown);
     t_case("reloc-tls-loads", run, (void *)load_tls);
+    t_case("reloc-tls-empty-block-loads", run_tls_empty, NULL);
     t_case("reloc-pcrel-out-of-reach-refused", run, (void *)load_far_addend);
     free(g_basic);
     free(g_tls);
