@@ -18,7 +18,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     ctx = objrt_new();
-    objrt_options opt = { 0, 1 };      /* system page size, no constructors */
+    objrt_options opt = { .no_constructors = 1 };      /* system page size */
     objrt_set_options(ctx, &opt);
     return 0;
 }

@@ -89,7 +89,7 @@ static int case_init_array(void *arg, char *why, size_t whylen)
     alarm(60);
     long rss0 = t_rss_kib();
     objrt_ctx *ctx = objrt_new();
-    objrt_options opt = { 0, !ctors };
+    objrt_options opt = { .no_constructors = !ctors };
     objrt_set_options(ctx, &opt);
     double t0 = now_s();
     objrt_unit *u = t_load_mem(ctx, "initarr.o", img, len);

@@ -48,7 +48,7 @@ static int run_edit(void *arg, char *why, size_t whylen)
     else
         r[0].r_offset = e->value;                   /* the relocation lands elsewhere */
     objrt_ctx *ctx = objrt_new();
-    objrt_options opt = { 0, 1 };
+    objrt_options opt = { .no_constructors = 1 };
     objrt_set_options(ctx, &opt);
     objrt_unit *u = t_load_mem(ctx, "ehf.o", img, orig_size);
     void *frames[64];

@@ -52,7 +52,7 @@ static int run(void *arg, char *why, size_t whylen)
 {
     struct job *j = arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_options opt = { j->page, 0 };
+    objrt_options opt = { .page_size = j->page };
     if (objrt_set_options(ctx, &opt) != 0) { snprintf(why, whylen, "objrt_set_options(page_size=%zu) failed: %s", j->page, objrt_error(ctx)); return 0; }
     const char *paths[1] = { j->path };
     /* Warm-up: the first load of a process maps things once for good (the heap, libgcc_s
