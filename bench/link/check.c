@@ -7,7 +7,9 @@
  * child process, since it may crash) opens all standard libraries, which touches libc's
  * stdin/stdout/stderr: Debian's liolib.o reaches `stdout` with R_X86_64_PC32, so a linker
  * that places the code out of 32-bit reach of libc data must handle or reject that.
- * For the generated LLVM-JIT-style set it compares jit_selftest() with jit_expected.
+ * For the generated LLVM-JIT-style set it compares jit_selftest() with jit_expected. For
+ * OpenSSL's libcrypto it hashes "abc" with SHA256() (which goes through libcrypto's
+ * provider and CPU-dispatch machinery, not just one function) and compares the digest.
  * Every check runs in a child process so a crash of linked code is reported, not fatal.
  * Prints one "check=..." line.
  */
@@ -166,6 +168,26 @@ static int check_jit(lookup_fn lookup, void *cookie)
     return got == *expected ? 0 : -1;
 }
 
+typedef unsigned char *(*sha256_fn)(const unsigned char *, size_t, unsigned char *);
+
+/* OpenSSL libcrypto: SHA-256 of "abc" (FIPS 180-2 test vector). */
+static int check_crypto(lookup_fn lookup, void *cookie)
+{
+    static const char want[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    LOOK(sha256, sha256_fn, "SHA256");
+    unsigned char md[32];
+    char hex[65];
+    if (!sha256((const unsigned char *)"abc", 3, md)) {
+        printf("check=FAILED SHA256() returned NULL\n");
+        return -1;
+    }
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    int ok = strcmp(hex, want) == 0;
+    printf("check=%s SHA256(\"abc\")=%.16s...\n", ok ? "ok" : "FAILED", hex);
+    return ok ? 0 : -1;
+}
+
 struct check_args {
     const char *what;
     lookup_fn lookup;
@@ -181,6 +203,8 @@ static int check_child(void *p)
         return check_lua(a->lookup, a->cookie) ? 1 : 0;
     if (strcmp(a->what, "jit") == 0)
         return check_jit(a->lookup, a->cookie) ? 1 : 0;
+    if (strcmp(a->what, "crypto") == 0)
+        return check_crypto(a->lookup, a->cookie) ? 1 : 0;
     printf("check=FAILED unknown check '%s'\n", a->what);
     return 1;
 }

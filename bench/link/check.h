@@ -6,7 +6,7 @@
 extern "C" {
 #endif
 
-/* what: "sqlite", "lua", "jit" or "none". lookup returns a linked symbol's address or NULL.
+/* what: "sqlite", "lua", "jit", "crypto" or "none". lookup returns a linked symbol's address or NULL.
  * Prints one "check=ok ..." or "check=FAILED ..." line; returns 0 when the code works. */
 int bench_check(const char *what, void *(*lookup)(void *cookie, const char *name), void *cookie);
 

@@ -10,7 +10,8 @@
 //     permissions) -> "link" time; then deregisterEHFrames() and destroy -> "teardown";
 //   * undefined symbols resolve to the other loaded objects first (RuntimeDyld's own
 //     global table, also consulted by the resolver), then the host via
-//     dlsym(RTLD_DEFAULT) with libm loaded RTLD_GLOBAL;
+//     dlsym(RTLD_DEFAULT) with libm loaded RTLD_GLOBAL, and atexit to the harness's own
+//     (dlsym cannot find it; objrt supplies it the same way);
 //   * after timing, one more link is made and known functions are looked up and called
 //     (-c, see check.c) to prove the linked code works.
 // Wall time (steady_clock) and process CPU time (CLOCK_PROCESS_CPUTIME_ID, less disturbed
@@ -61,6 +62,10 @@ public:
                 }
             }
             void *p = dlsym(RTLD_DEFAULT, name.str().c_str());
+            // glibc keeps atexit in libc_nonshared.a, out of dlsym's reach; libcrypto calls
+            // it. objrt supplies it too, so give RuntimeDyld the harness's own (fair setup).
+            if (!p && name == "atexit")
+                p = reinterpret_cast<void *>(&atexit);
             if (!p) {
                 missing = name.str();
                 on_resolved(llvm::make_error<llvm::StringError>("undefined symbol '" + missing + "'",
