@@ -125,7 +125,7 @@ mega() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.2f", a / 1e6; else prin
 checks=()
 FMT='%-7s %7s %7s %15s %15s %13s %9s %9s %8s %8s %8s %8s %11s %8s %15s %15s %8s\n'
 rows=()
-SFMT='%-7s %7s %7s %11s %9s %9s %10s %9s %8s %9s %7s %7s %7s\n'
+SFMT='%-7s %6s %7s %11s %15s %15s %13s %15s %11s %6s %6s %11s %6s %6s %6s\n'
 sums=()
 targets=()
 perrel_warm=()
@@ -227,13 +227,17 @@ bench_set() {
         "$(ratio "$dl_fresh_med" "$cli_med")")")
     load1=$(cut -d' ' -f1 /proc/loadavg)
     sums+=("$(printf "$SFMT" "$set" "$n_obj" "$n_rel" "$load0-$load1" \
-        "$(ms "$o_med")" "$(ms "$cli_med")" "$(diffms "$cli_med" "$o_med")" "$(ms "$r_med")" \
-        "$(ratio "$r_med" "$o_med")" "$(ratio "$r_med" "$cli_med")" \
-        "$(perrel "$o_med" "$n_rel")" "$(perrel "$cli_med" "$n_rel")" "$(perrel "$r_med" "$n_rel")")")
-    [ "$o_med" != n/a ] && perrel_warm+=("$set $(perrel "$o_med" "$n_rel")")
-    targets+=("$(awk -v s="$set" -v r="$r_med" -v o="$o_med" -v c="$cli_med" 'BEGIN {
+        "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$cli_med")/$(ms "$cli_min")" \
+        "$(diffms "$cli_med" "$o_med")/$(diffms "$cli_min" "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" \
+        "$(ratio "$r_med" "$o_med")/$(ratio "$r_min" "$o_min")" "$(ratio "$r_cpu" "$o_cpu")" "$(ratio "$r_ins" "$o_ins")" \
+        "$(ratio "$r_med" "$cli_med")/$(ratio "$r_min" "$cli_min")" \
+        "$(perrel "$o_min" "$n_rel")" "$(perrel "$cli_min" "$n_rel")" "$(perrel "$r_min" "$n_rel")")")
+    [ "$o_min" != n/a ] && perrel_warm+=("$set $(perrel "$o_min" "$n_rel")")
+    # targets on the best samples (as the issue's "best of"): on a loaded machine the
+    # medians measure the scheduler; the median ratios are in the table beside them
+    targets+=("$(awk -v s="$set" -v r="$r_min" -v o="$o_min" -v c="$cli_min" 'BEGIN {
         if (!(r + 0 > 0 && o + 0 > 0 && c + 0 > 0)) { printf "%s: targets not evaluated (a harness failed)", s; exit }
-        printf "%s: warm %.1fx (target >= 20x: %s), fresh %.1fx (target >= 10x: %s), first-load %.2f ms (target <= 0.5 ms: %s)",
+        printf "%s (best samples): warm %.1fx (target >= 20x: %s), fresh %.1fx (target >= 10x: %s), first-load %.2f ms (target <= 0.5 ms: %s)",
             s, r / o, (r / o >= 20 ? "met" : "NOT met"), r / c, (r / c >= 10 ? "met" : "NOT met"),
             (c - o) / 1000, ((c - o) / 1000 <= 0.5 ? "met" : "NOT met") }')")
     local h
@@ -282,16 +286,16 @@ echo "Post-link checks (calls into the linked code, bench/link/check.c):"
 for c in "${checks[@]}"; do printf '  %s\n' "$c"; done
 echo "Ratios are other/objrt (higher = objrt faster); the RuntimeDyld targets are >= 20x warm, >= 10x fresh."
 echo
-echo "Summary ($(date -u '+%F %H:%M') UTC): objrt warm = in-process median (files in memory, context reused);"
-echo "fresh = median link_us of 'objrt run --stats' in a new process (reads the files itself);"
-echo "first = fresh - warm (first-load overhead); RTDyld = in-process median; ns/rel = median time / relocations."
-printf "$SFMT" set objects relocs load1m warm-ms fresh-ms first-ms RTDyld-ms RTD/warm RTD/fresh \
-    ns/rel ns/rel ns/rel
-printf "$SFMT" "" "" "" "start-end" "" "" "" "" "" "" warm fresh RTDyld
+echo "Summary ($(date -u '+%F %H:%M') UTC), times in ms as median/min: warm = objrt in-process (files in"
+echo "memory, context reused); fresh = link_us of 'objrt run --stats' in a new process (reads the files"
+echo "itself); first = fresh - warm (first-load overhead); RTDyld = in-process; ratios RTDyld/objrt (wall"
+echo "med/min, CPU median, user instructions); ns/rel = best time / relocations. load1m: 1-min load avg."
+printf "$SFMT" set objs relocs load1m warm fresh first RTDyld RTD/warm cpu instr RTD/fresh ns/rel ns/rel ns/rel
+printf "$SFMT" "" "" "" "start-end" "" "" "" "" "wall" "" "" "wall" warm fresh RTDyld
 for r in "${sums[@]}"; do printf '%s\n' "$r"; done
 if [ ${#perrel_warm[@]} -gt 1 ]; then
     printf '%s\n' "${perrel_warm[@]}" | awk '$2 + 0 > 0 { if (!n++ || $2 < lo) { lo = $2; los = $1 } if ($2 > hi) { hi = $2; his = $1 } }
-        END { if (n > 1) printf "cost per relocation, warm: %s ns (%s) to %s ns (%s): %.2fx spread (target <= 1.5x: %s)\n",
+        END { if (n > 1) printf "cost per relocation, warm (best): %s ns (%s) to %s ns (%s): %.2fx spread (target <= 1.5x: %s)\n",
               lo, los, hi, his, hi / lo, hi / lo <= 1.5 ? "met" : "NOT met" }'
 fi
 for t in "${targets[@]}"; do printf '%s\n' "$t"; done
