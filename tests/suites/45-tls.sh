@@ -77,7 +77,7 @@ else
         expect "tls $n vs native"
     done
 fi
-expect "tls refuses undefined" "tls refuses local-exec-host"
+expect "tls refuses undefined" "tls refuses local-exec-host" "tls hand-written forms"
 
 NATIVE_CC=$GCC
 THREADS=1
@@ -140,6 +140,24 @@ else
     matrix clang-pic-desc "$CLANG" -fPIC    'R_AARCH64_TLSDESC_ADR_PAGE21'
     matrix clang-pic-ie   "$CLANG" -fPIC    'R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21' -ftls-model=initial-exec
     matrix clang-pie      "$CLANG" -fPIE    'R_AARCH64_TLSLE_ADD_TPREL'
+fi
+
+# ---- hand-written forms (tests/tls/forms_*.S): each checks the thread-local it reaches ---
+F=$W/forms
+mkdir -p "$F"
+if $GCC -c "$T/forms_$TARGET.S" -o "$F/f.o" 2>"$F/err" && $GCC -DBREAK -c "$T/forms_$TARGET.S" -o "$F/b.o" 2>>"$F/err"; then
+    # shellcheck disable=SC2086
+    out=$($OBJRT run "$F/f.o" 2>&1); rc=$?
+    # shellcheck disable=SC2086
+    bout=$($OBJRT run "$F/b.o" 2>&1); brc=$?
+    n=$(readelf -rW "$F/f.o" | grep -cE 'R_(X86_64|AARCH64)_(TLS|TPOFF|DTPOFF|GOTTPOFF)')
+    if [ $rc = 0 ] && [ "$out" = "failed forms: 0" ] && [ $brc = 1 ]; then
+        pass "tls hand-written forms ($n TLS relocations, each value checked; BREAK control fails)"
+    else
+        fail "tls hand-written forms: status $rc '$(oneline "$out")', control status $brc '$(oneline "$bout")'"
+    fi
+else
+    fail "tls hand-written forms: assemble: $(oneline "$(cat "$F/err")")"
 fi
 
 # ---- host programs: threads before the load, thread exit, static TLS surplus ------------
