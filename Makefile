@@ -26,7 +26,7 @@ endif
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -Iinclude -Isrc $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS  += -ldl -lpthread
+LDLIBS  += -ldl -lpthread -ljansson
 
 # The version lives in include/objrt.h; the soname changes with the major number only.
 VERSION := $(shell sed -n 's/^\#define OBJRT_VERSION "\([0-9.]*\)".*/\1/p' include/objrt.h)

@@ -7,7 +7,8 @@ TVM_KFLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Iinclude
 TVM_IR     := $(TVM_DIR)/ir_syslib.o $(TVM_DIR)/ir_dso.o $(TVM_DIR)/ir_aot.o
 
 tvm-tests: $(TVM_DIR)/host_capi $(TVM_DIR)/host_syslib $(TVM_DIR)/tvm_syslib.o \
-           $(TVM_DIR)/tvm_dso.o $(TVM_DIR)/tvm_aot.o $(TVM_IR)
+           $(TVM_DIR)/tvm_dso.o $(TVM_DIR)/tvm_aot.o $(TVM_IR) $(TVM_DIR)/host_graph \
+           $(TVM_DIR)/tvm_graph.o
 
 $(TVM_DIR)/tvm_%.o: tests/tvm/kernels/tvm_%.c tests/tvm/kernels/tvm_args.h include/objrt/tvm_backend.h
 	@mkdir -p $(dir $@)
@@ -16,6 +17,10 @@ $(TVM_DIR)/tvm_%.o: tests/tvm/kernels/tvm_%.c tests/tvm/kernels/tvm_args.h inclu
 $(TVM_DIR)/host_capi: tests/tvm/host_capi.c $(BUILD)/libobjrt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TVM_TFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -o $@
+
+$(TVM_DIR)/host_graph: tests/tvm/host_graph.c $(BUILD)/libobjrt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TVM_TFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
 
 # the system-lib kernels linked into the host program, as a TVM deployment links them
 $(TVM_DIR)/host_syslib: tests/tvm/host_capi.c $(TVM_DIR)/tvm_syslib.o $(BUILD)/libobjrt.a

@@ -171,6 +171,29 @@ int64_t objrt_tensor_nbytes(const DLTensor *t);
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
                   DLTensor *const *outputs, int noutputs);
 
+/* ---- Graph executor (TVM's graph JSON + params, functions from a module) ----
+ *
+ * objrt_graph_create parses a graph JSON as relay.build writes it (nodes, arg_nodes, heads,
+ * node_row_ptr, attrs dltype/shape/storage_id; JSON by Jansson) and looks every node's
+ * func_name up in `mod` (objrt_tvm_module(unit) or the system library): each storage id
+ * gets one 64-byte aligned block as large as its largest entry. Every field is validated
+ * (ranges, node references only to earlier nodes, row pointers against num_outputs, size
+ * overflow); a bad graph or a missing function gives NULL with the last error set.
+ * objrt_graph_load_params copies a runtime.save_param_dict blob into the inputs it names;
+ * objrt_graph_set_input copies one tensor. Both check dtype, shape and size against the
+ * graph. objrt_graph_run calls the nodes in order; a failing node is reported as
+ * "graph: node N ('name', func) failed: <the kernel's message>". objrt_graph_output gives
+ * output i (a view into the graph's storage, valid until the next run or free).
+ * CPU only; the graph does not own `mod`. All return 0, or -1 with TVMGetLastError set. */
+typedef struct objrt_graph objrt_graph;
+objrt_graph *objrt_graph_create(const char *json, size_t len, TVMModuleHandle mod);
+int objrt_graph_load_params(objrt_graph *g, const void *bytes, size_t n);
+int objrt_graph_set_input(objrt_graph *g, const char *name, const DLTensor *t);
+int objrt_graph_run(objrt_graph *g);
+int objrt_graph_num_outputs(const objrt_graph *g);
+const DLTensor *objrt_graph_output(const objrt_graph *g, int i);
+void objrt_graph_free(objrt_graph *g);
+
 /* ---- objrt native API for the same services ---- */
 
 #define OBJRT_WS_ALIGN 128     /* every workspace pointer (TVM v0.7-v0.9 kTempAllocaAlignment) */

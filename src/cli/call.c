@@ -3,10 +3,13 @@
  *
  *   objrt call [-l LIB]... FILE... [-f FUNC] [--in FILE.npy]... [--out NAME=DTYPE[SHAPE]]...
  *              [-o DIR] [--repeat N] [--aot | --packed]
+ *   objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE] [--in NAME=FILE.npy]...
+ *              [-o DIR] [--repeat N]
  *
  * Exit status: 0; 1 when the kernel fails (its TVMGetLastError text on stderr); 125 when
  * objrt fails (usage, a bad .npy or --out, load or link error); 127 when FUNC is missing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,12 @@ static const char call_usage[] =
     "                 the tensors must have the sizes the model was compiled for.\n"
     "  --packed       FUNC is a packed function even if named tvmgen_<name>_run\n"
     "  -l LIB         make a shared library's symbols available\n"
+    "\n"
+    "       objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE]\n"
+    "                  [--in NAME=FILE.npy]... [-o DIR] [--repeat N]\n"
+    "Run TVM's graph executor: GRAPH.json as relay.build writes it, FILE... holding its\n"
+    "fused functions, parameters from a runtime.save_param_dict blob, inputs by name;\n"
+    "output i is written to DIR/output_i.npy.\n"
     "exit status: 0; 1 if the kernel fails; 125 if objrt fails; 127 if FUNC is missing.\n";
 
 typedef struct out_spec {
@@ -53,7 +62,7 @@ typedef struct call_args {
     const char **libs, **files, **ins;
     out_spec *outs;
     int nlibs, nfiles, nins, nouts;
-    const char *func, *outdir;
+    const char *func, *outdir, *graph, *params;
     long repeat;
     int aot;                      /* -1 by name, 0 packed, 1 aot */
 } call_args;
@@ -117,7 +126,8 @@ static int parse_call_args(int argc, char **argv, call_args *a)
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = strcmp(s, "-f") == 0 || strcmp(s, "--in") == 0 || strcmp(s, "--out") == 0 ||
-                    strcmp(s, "-o") == 0 || strcmp(s, "--repeat") == 0 || strcmp(s, "-l") == 0;
+                    strcmp(s, "-o") == 0 || strcmp(s, "--repeat") == 0 || strcmp(s, "-l") == 0 ||
+                    strcmp(s, "--graph") == 0 || strcmp(s, "--params") == 0;
         if (takes && !v) {
             fprintf(stderr, "objrt: %s needs an argument\n%s", s, call_usage);
             return -1;
@@ -127,6 +137,10 @@ static int parse_call_args(int argc, char **argv, call_args *a)
             exit(0);
         } else if (strcmp(s, "-f") == 0) {
             a->func = argv[++i];
+        } else if (strcmp(s, "--graph") == 0) {
+            a->graph = argv[++i];
+        } else if (strcmp(s, "--params") == 0) {
+            a->params = argv[++i];
         } else if (strcmp(s, "--in") == 0) {
             a->ins[a->nins++] = argv[++i];
         } else if (strcmp(s, "--out") == 0) {
@@ -154,6 +168,15 @@ static int parse_call_args(int argc, char **argv, call_args *a)
     }
     if (a->nfiles == 0) {
         fprintf(stderr, "objrt: no input files\n%s", call_usage);
+        return -1;
+    }
+    if (a->graph && (a->func || a->nouts || a->aot != -1)) {
+        fprintf(stderr, "objrt: --graph takes no -f, --out, --aot or --packed (outputs are "
+                "output_I.npy)\n");
+        return -1;
+    }
+    if (!a->graph && a->params) {
+        fprintf(stderr, "objrt: --params needs --graph\n");
         return -1;
     }
     return 0;
@@ -329,6 +352,105 @@ out:
     return rc;
 }
 
+/* A whole file into memory (graph JSON, params), at most 1 GiB. */
+static char *read_all(const char *opt, const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= (1L << 30) &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
+        fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        fclose(f);
+        *len = (size_t)n;
+        return buf;
+    }
+    fprintf(stderr, "objrt: %s %s: %s\n", opt, path,
+            !f ? strerror(errno) : n > (1L << 30) ? "larger than 1 GiB" : "cannot read it");
+    if (f)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+/* --in NAME=FILE.npy into graph input NAME. */
+static int graph_input(objrt_graph *g, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    char name[256], err[512];
+    DLTensor *t = NULL;
+    int rc;
+    if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof name)
+        return bad_arg("--in", spec, "with --graph, inputs are NAME=FILE.npy");
+    memcpy(name, spec, (size_t)(eq - spec));
+    name[eq - spec] = '\0';
+    if (rt_npy_load(eq + 1, &t, err, sizeof err) != 0)
+        return bad_arg("--in", spec, err);
+    rc = objrt_graph_set_input(g, name, t);
+    TVMArrayFree(t);
+    return rc ? bad_arg("--in", spec, TVMGetLastError()) : 0;
+}
+
+static int graph_repeat(objrt_graph *g, long n)
+{
+    static double per_call[MAX_SAMPLES];
+    long samples = n < MAX_SAMPLES ? n : MAX_SAMPLES;
+    for (long s = 0; s < samples; s++) {
+        long batch = n / samples + (s < n % samples), t0 = now_ns();
+        for (long i = 0; i < batch; i++)
+            if (objrt_graph_run(g) != 0)
+                return -1;
+        per_call[s] = (double)(now_ns() - t0) / (double)batch;
+    }
+    qsort(per_call, (size_t)samples, sizeof per_call[0], cmp_double);
+    printf("graph: median %.3f us per run (min %.3f us; %ld runs in %ld timed batches)\n",
+           per_call[samples / 2] / 1e3, per_call[0] / 1e3, n, samples);
+    return 0;
+}
+
+static int run_graph(const call_args *a, objrt_unit *u)
+{
+    size_t jlen = 0, plen = 0;
+    char *json = read_all("--graph", a->graph, &jlen), *params = NULL, err[512];
+    objrt_graph *g = NULL;
+    int rc = EXIT_OBJRT;
+    if (!json || (a->params && !(params = read_all("--params", a->params, &plen))))
+        goto out;
+    if (!(g = objrt_graph_create(json, jlen, objrt_tvm_module(u)))) {
+        fprintf(stderr, "objrt: --graph %s: %s\n", a->graph, TVMGetLastError());
+        rc = strstr(TVMGetLastError(), "is not in the module") ? EXIT_NOENTRY : EXIT_OBJRT;
+        goto out;
+    }
+    if (params && objrt_graph_load_params(g, params, plen) != 0) {
+        fprintf(stderr, "objrt: --params %s: %s\n", a->params, TVMGetLastError());
+        goto out;
+    }
+    for (int i = 0; i < a->nins; i++)
+        if (graph_input(g, a->ins[i]) != 0)
+            goto out;
+    if (a->repeat ? graph_repeat(g, a->repeat) : objrt_graph_run(g)) {
+        fprintf(stderr, "objrt: %s\n", TVMGetLastError());
+        rc = EXIT_KERNEL;
+        goto out;
+    }
+    for (int i = 0; i < objrt_graph_num_outputs(g); i++) {
+        char *path = NULL;
+        if (asprintf(&path, "%s/output_%d.npy", a->outdir, i) < 0 ||
+            rt_npy_save(path, objrt_graph_output(g, i), err, sizeof err) != 0) {
+            fprintf(stderr, "objrt: output %d: %s: %s\n", i, path ? path : "", path ? err : "out of memory");
+            free(path);
+            goto out;
+        }
+        free(path);
+    }
+    rc = 0;
+out:
+    objrt_graph_free(g);
+    free(json);
+    free(params);
+    return rc;
+}
+
 int cmd_call(int argc, char **argv)
 {
     call_args a = { 0 };
@@ -338,6 +460,11 @@ int cmd_call(int argc, char **argv)
     int rc = EXIT_OBJRT, ntensors = 0;
     if (parse_call_args(argc, argv, &a) != 0)
         goto out;
+    if (a.graph) {
+        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
+            rc = run_graph(&a, u);
+        goto out;
+    }
     ntensors = a.nins + a.nouts;
     t = make_tensors(&a);
     for (int i = 0; t && i < ntensors; i++)

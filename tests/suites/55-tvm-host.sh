@@ -13,11 +13,43 @@ PY=/usr/bin/python3
 T=$BUILD/tests/tvm
 if ! out=$(make -s --no-print-directory TARGET="$TARGET" SAN="$SAN" all tvm-tests 2>&1); then
     fail "tvm-build: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
-    exit 0
+    
+# --- graph executor: graph JSON + params + the unit's fused functions, against numpy; every
+# malformed graph or params blob refused at its stage with its message
+GU=$T/tvm_graph.o
+rm -f "$D/gout.bin"
+out=$(timeout 120 $RUN $T/host_graph ok "$D" g_graph.json g_params.bin - $GU 2>&1); rc=$?
+grep -E '^(PASS|FAIL) ' <<<"$out"
+grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "graph-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
+if ! r=$($PY tests/tvm/ref.py check "$D" graph 2>&1); then fail "graph-vs-numpy: host_graph $(status_text $rc): $r"
+else pass graph-vs-numpy; control graph-vs-numpy graph; fi
+while IFS=$'\t' read -r mode g p pat; do
+    name="graph-error-${g%.json}-${p%.bin}"
+    out=$(timeout 60 $RUN $T/host_graph "$mode" "$D" "$g" "$p" "$pat" $GU 2>&1); rc=$?
+    if [ "$rc" = 0 ] && ! grep -Eq 'Sanitizer|runtime error:' <<<"$out"; then pass "$name"
+    else fail "$name: $(status_text $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+done <"$D/g_bad.tsv"
+exit 0
 fi
 if ! $PY -c 'import numpy' 2>/dev/null; then
     fail "tvm-numpy: $PY cannot import numpy (scripts/install-deps.sh installs python3-numpy)"
-    exit 0
+    
+# --- graph executor: graph JSON + params + the unit's fused functions, against numpy; every
+# malformed graph or params blob refused at its stage with its message
+GU=$T/tvm_graph.o
+rm -f "$D/gout.bin"
+out=$(timeout 120 $RUN $T/host_graph ok "$D" g_graph.json g_params.bin - $GU 2>&1); rc=$?
+grep -E '^(PASS|FAIL) ' <<<"$out"
+grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "graph-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
+if ! r=$($PY tests/tvm/ref.py check "$D" graph 2>&1); then fail "graph-vs-numpy: host_graph $(status_text $rc): $r"
+else pass graph-vs-numpy; control graph-vs-numpy graph; fi
+while IFS=$'\t' read -r mode g p pat; do
+    name="graph-error-${g%.json}-${p%.bin}"
+    out=$(timeout 60 $RUN $T/host_graph "$mode" "$D" "$g" "$p" "$pat" $GU 2>&1); rc=$?
+    if [ "$rc" = 0 ] && ! grep -Eq 'Sanitizer|runtime error:' <<<"$out"; then pass "$name"
+    else fail "$name: $(status_text $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+done <"$D/g_bad.tsv"
+exit 0
 fi
 [ "$TARGET" = aarch64 ] && export TVM_NUM_THREADS=1   # qemu-user hangs in pthread_create
 export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
@@ -27,16 +59,19 @@ $PY tests/tvm/ref.py inputs "$D" || { fail "tvm-inputs: ref.py inputs failed"; e
 H=$TMP/hostile
 mkdir -p "$H"
 $PY tests/tvm/ref.py hostile "$H" >"$H/list"
+$PY tests/tvm/ref.py graph "$D"
 
 # --- every case, declared before anything runs (tests/lib.sh)
 calls=(call-syslib-add call-syslib-tvm-main call-syslib-matmul-workspace call-npy-format-2.0 \
     call-dso-tvm-main-int32 call-dso-bool-float64-workspace call-aot-c-three-operators call-ir-syslib-prefix \
-    call-ir-syslib-prefixed-name call-ir-syslib-tvm-main call-ir-dso-slots-workspace call-ir-aot-three-operators)
+    call-ir-syslib-prefixed-name call-ir-syslib-tvm-main call-ir-dso-slots-workspace call-ir-aot-three-operators \
+    call-graph-executor)
 errors=(err-kernel-wrong-dtype err-kernel-wrong-shape err-kernel-wrong-ndim err-kernel-wrong-out-dtype \
     err-kernel-own-message err-fortran-order err-object-array err-missing-function \
     err-no-tvm-main err-missing-npy err-out-bad-dtype err-out-bad-shape \
-    err-out-name-path err-out-too-large err-out-dir-missing err-repeat-zero \
-    err-unknown-option err-load-failure)
+    err-out-name-path err-out-too-large err-out-dir-missing err-graph-missing-function \
+    err-graph-params-shape err-graph-kernel-fails err-graph-input-wrong-shape err-graph-input-unnamed \
+    err-graph-with-out err-repeat-zero err-unknown-option err-load-failure)
 expect "${calls[@]}" "${errors[@]}" npy-roundtrip-every-dtype call-repeat-median
 expect_harness "${calls[@]/%/-wrong-reference-detected}" npy-roundtrip-every-dtype-wrong-reference-detected
 while IFS=$'\t' read -r n _; do expect "npy-hostile-$n"; done <"$H/list"
@@ -45,12 +80,16 @@ for mode in syslib unit aot; do
     expect "capi-$mode" "capi-$mode-vs-numpy"
     expect_harness "capi-$mode-vs-numpy-wrong-reference-detected"
 done
+expect graph-create-load-run graph-one-output graph-set-input-wrong-dtype graph-set-input-unknown \
+    graph-run-again graph-vs-numpy
+expect_harness graph-vs-numpy-wrong-reference-detected
+while IFS=$'\t' read -r _ g p _; do expect "graph-error-${g%.json}-${p%.bin}"; done <"$D/g_bad.tsv"
 
 # call_ok NAME CASE ARGS...: objrt call succeeds and its outputs match numpy (ref.py CASE);
 # HARNESS NAME-wrong-reference-detected: the same comparison fails against a wrong reference.
 call_ok() {
     local name=$1 case=$2 out; shift 2
-    rm -f "$D"/{c,mc,y,ym,ao,z,ys,io}.npy       # no stale output may pass
+    rm -f "$D"/{c,mc,y,ym,ao,z,ys,io,output_0}.npy   # no stale output may pass
     if ! out=$(timeout 120 $OBJRT call "$@" -o "$D" 2>&1); then
         fail "$name: objrt call failed: $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"; return
     fi
@@ -106,6 +145,9 @@ call_ok call-ir-syslib-tvm-main scale_add $T/ir_syslib.o --in $D/a.npy --in $D/b
 call_ok call-ir-dso-slots-workspace softsign $T/ir_dso.o --in $D/s.npy --out ys=float32[1000]
 call_ok call-ir-aot-three-operators aot_ir $T/ir_aot.o -f tvmgen_default_run --in $D/ia.npy --in $D/ib.npy --out io=float32[8,8]
 
+# --- the graph executor from the CLI (the C API is tested below)
+call_ok call-graph-executor graph_cli $T/tvm_graph.o --graph $D/g_graph.json --params $D/g_params.bin --in x=$D/gx.npy
+
 # --- errors name the argument; each next to the passing call above as its control
 call_err err-kernel-wrong-dtype 1 'add failed: add.A.dtype is expected to be float32' \
     $T/tvm_syslib.o -f add --in $D/a_f64.npy --in $D/b.npy --out c=float32[1000]
@@ -137,6 +179,18 @@ call_err err-out-too-large 125 "--out c=float32\[4611686018427387904\]: .*overfl
     $T/tvm_syslib.o -f add --out 'c=float32[4611686018427387904]'
 call_err err-out-dir-missing 125 "--out c=float32\[1000\]: .*/no/such/dir/c.npy" \
     $T/tvm_syslib.o -f add --in $D/a.npy --in $D/b.npy --out 'c=float32[1000]' -o /no/such/dir
+call_err err-graph-missing-function 127 "--graph .*g_bad_func.json: graph: node 2 .*function 'fused_nope' is not in the module" \
+    $T/tvm_graph.o --graph $D/g_bad_func.json
+call_err err-graph-params-shape 125 "--params .*g_p_shape.bin: graph: input 'p0': shape \[8,4\] given, the graph has \[4,8\]" \
+    $T/tvm_graph.o --graph $D/g_graph.json --params $D/g_p_shape.bin
+call_err err-graph-kernel-fails 1 "node 5 \('tvmgen_default_fused_multiply', fused_fails\) failed: fused_fails: planted failure" \
+    $T/tvm_graph.o --graph $D/g_fails.json --params $D/g_params.bin --in x=$D/gx.npy
+call_err err-graph-input-wrong-shape 125 "--in x=.*a.npy: graph: input 'x': dtype|--in x=.*a.npy: graph: input 'x': shape \[1000\] given" \
+    $T/tvm_graph.o --graph $D/g_graph.json --params $D/g_params.bin --in x=$D/a.npy
+call_err err-graph-input-unnamed 125 "--in .*gx.npy: with --graph, inputs are NAME=FILE.npy" \
+    $T/tvm_graph.o --graph $D/g_graph.json --in $D/gx.npy
+call_err err-graph-with-out 125 "--graph takes no -f, --out" \
+    $T/tvm_graph.o --graph $D/g_graph.json --out 'y=float32[4]'
 call_err err-repeat-zero 125 "--repeat 0: expected a count" $T/tvm_syslib.o -f add --repeat 0
 call_err err-unknown-option 125 "unknown option '--bogus'" $T/tvm_syslib.o --bogus
 call_err err-load-failure 125 "objrt: .*a.npy" $D/a.npy -f add
@@ -191,4 +245,20 @@ for mode in syslib unit aot; do
     if ! r=$($PY tests/tvm/ref.py check "$D" $ref 2>&1); then fail "capi-$mode-vs-numpy: $r"
     else pass "capi-$mode-vs-numpy"; control "capi-$mode-vs-numpy" $ref; fi
 done
+
+# --- graph executor: graph JSON + params + the unit's fused functions, against numpy; every
+# malformed graph or params blob refused at its stage with its message
+GU=$T/tvm_graph.o
+rm -f "$D/gout.bin"
+out=$(timeout 120 $RUN $T/host_graph ok "$D" g_graph.json g_params.bin - $GU 2>&1); rc=$?
+grep -E '^(PASS|FAIL) ' <<<"$out"
+grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "graph-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
+if ! r=$($PY tests/tvm/ref.py check "$D" graph 2>&1); then fail "graph-vs-numpy: host_graph $(status_text $rc): $r"
+else pass graph-vs-numpy; control graph-vs-numpy graph; fi
+while IFS=$'\t' read -r mode g p pat; do
+    name="graph-error-${g%.json}-${p%.bin}"
+    out=$(timeout 60 $RUN $T/host_graph "$mode" "$D" "$g" "$p" "$pat" $GU 2>&1); rc=$?
+    if [ "$rc" = 0 ] && ! grep -Eq 'Sanitizer|runtime error:' <<<"$out"; then pass "$name"
+    else fail "$name: $(status_text $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
+done <"$D/g_bad.tsv"
 exit 0

@@ -8,7 +8,12 @@
     ref.py hostile DIR           write malformed .npy files, print "NAME<TAB>REGEX" lines
                                  (REGEX: the error objrt call must print)
     ref.py mutate DIR N SEED     write N randomly corrupted copies of a valid file
+    ref.py graph DIR             write a graph JSON and params blob as relay.build and
+                                 runtime.save_param_dict do (g_graph.json, g_params.bin,
+                                 gx.bin), and broken variants listed in DIR/g_bad.tsv as
+                                 "MODE<TAB>GRAPH<TAB>PARAMS<TAB>REGEX"
 """
+import json
 import io
 import os
 import struct
@@ -58,6 +63,12 @@ def load(d, name):
 
 def expected(d, case):
     L = lambda n: load(d, n + ".npy")
+    if case == "graph":
+        x, W, b = graph_arrays()
+        return {"gout.bin": (2 * np.maximum(x @ W.T + b, 0)).ravel()}
+    if case == "graph_cli":
+        x, W, b = graph_arrays()
+        return {"output_0.npy": 2 * np.maximum(x @ W.T + b, 0)}
     a, b = L("a"), L("b")
     if case == "add":
         return {"c.npy": a + b}
@@ -191,6 +202,80 @@ def mutate(d, n, seed):
             f.write(bytes(b[:cut]))
 
 
+def graph_arrays():
+    r = np.random.default_rng(5)
+    return (r.standard_normal((1, 8)).astype(np.float32), r.standard_normal((4, 8)).astype(np.float32),
+            r.standard_normal(4).astype(np.float32))
+
+
+def graph_json(func2="fused_nn_dense", func5="fused_multiply", ref=(2, 0, 0), rows=None,
+               sids=None, xshape=(1, 8)):
+    op = lambda name, func, inputs, flat="0": {
+        "op": "tvm_op", "name": name, "inputs": inputs,
+        "attrs": {"num_outputs": "1", "num_inputs": str(len(inputs)), "flatten_data": flat,
+                  "func_name": func, "hash": "0123abcd"}}
+    nodes = [{"op": "null", "name": "x", "inputs": []},
+             {"op": "null", "name": "p0", "inputs": []},
+             op("tvmgen_default_fused_nn_dense", func2, [[0, 0, 0], [1, 0, 0]]),
+             {"op": "null", "name": "p1", "inputs": []},
+             op("tvmgen_default_fused_add_nn_relu", "fused_add_nn_relu", [list(ref), [3, 0, 0]]),
+             op("tvmgen_default_fused_multiply", func5, [[4, 0, 0]], "1")]
+    return {"nodes": nodes, "arg_nodes": [0, 1, 3], "heads": [[5, 0, 0]],
+            "attrs": {"dltype": ["list_str", ["float32"] * 6],
+                      "shape": ["list_shape", [list(xshape), [4, 8], [1, 4], [4], [1, 4], [1, 4]]],
+                      "storage_id": ["list_int", sids or [0, 1, 3, 2, 4, 3]],
+                      "device_index": ["list_int", [1] * 6]},
+            "node_row_ptr": rows or [0, 1, 2, 3, 4, 5, 6]}
+
+
+def param_blob(params, magic=0xF7E58D4F05049CB7):
+    """runtime.save_param_dict: list magic, reserved, names, then NDArrays."""
+    out = struct.pack("<QQQ", magic, 0, len(params))
+    for name in params:
+        out += struct.pack("<Q", len(name)) + name.encode()
+    out += struct.pack("<Q", len(params))
+    for a in params.values():
+        out += struct.pack("<QQiiIBBH", 0xDD5E40F096B4A13F, 0, 1, 0, a.ndim, 2, 32, 1)
+        out += struct.pack("<%dq" % a.ndim, *a.shape) + struct.pack("<q", a.nbytes) + a.tobytes()
+    return out
+
+
+def graph(d):
+    x, W, b = graph_arrays()
+    w = lambda name, data: open(os.path.join(d, name), "wb").write(data)
+    w("g_graph.json", json.dumps(graph_json(), indent=2).encode())
+    w("g_params.bin", param_blob({"p0": W, "p1": b}))
+    x.tofile(os.path.join(d, "gx.bin"))
+    np.save(os.path.join(d, "gx.npy"), x)
+    good = json.dumps(graph_json())
+    bad = [
+        ("create", "g_bad_func.json", json.dumps(graph_json(func2="fused_nope")), "function 'fused_nope' is not in the module"),
+        ("create", "g_bad_json.json", good[:-20], "JSON line"),
+        ("create", "g_bad_dup.json", good[:-1] + ', "nodes": []}', "duplicate"),
+        ("create", "g_bad_ref.json", json.dumps(graph_json(ref=(5, 0, 0))), "node 4 .*input 0 does not name an output of an earlier node"),
+        ("create", "g_bad_index.json", json.dumps(graph_json(ref=(2, 1, 0))), "input 0 does not name"),
+        ("create", "g_bad_rows.json", json.dumps(graph_json(rows=[0, 1, 2, 3, 4, 5, 7])), "node_row_ptr\\[6\\]"),
+        ("create", "g_bad_storage.json", json.dumps(graph_json(sids=[0, 1, 3, 2, 4, 99])), "storage_id outside"),
+        ("create", "g_bad_size.json", json.dumps(graph_json(xshape=(4611686018427387904, 8))), "size overflows"),
+        ("create", "g_bad_top.json", "[1, 2]", "not a JSON object"),
+        ("run", "g_fails.json", json.dumps(graph_json(func5="fused_fails")), "node 5 \\('tvmgen_default_fused_multiply', fused_fails\\) failed: fused_fails: planted failure"),
+    ]
+    pbad = [
+        ("params", "g_p_magic.bin", param_blob({"p0": W, "p1": b}, magic=1), "not a TVM params blob"),
+        ("params", "g_p_unknown.bin", param_blob({"p0": W, "p9": b}), "'p9' is not an input"),
+        ("params", "g_p_shape.bin", param_blob({"p0": W.reshape(8, 4), "p1": b}), "input .p0.: shape \\[8,4\\] given, the graph has \\[4,8\\]"),
+        ("params", "g_p_cut.bin", param_blob({"p0": W, "p1": b})[:-3], "truncated"),
+        ("params", "g_p_tail.bin", param_blob({"p0": W, "p1": b}) + b"x", "1 bytes after the last tensor"),
+    ]
+    with open(os.path.join(d, "g_bad.tsv"), "w") as f:
+        for mode, name, data, pat in bad:
+            w(name, data.encode())
+            f.write("%s\t%s\tg_params.bin\t%s\n" % (mode, name, pat))
+        for mode, name, data, pat in pbad:
+            w(name, data)
+            f.write("%s\tg_graph.json\t%s\t%s\n" % (mode, name, pat))
+
+
 if __name__ == "__main__":
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == "inputs":
@@ -199,6 +284,8 @@ if __name__ == "__main__":
         check(d, sys.argv[3], "--control" in sys.argv[4:])
     elif cmd == "hostile":
         hostile(d)
+    elif cmd == "graph":
+        graph(d)
     elif cmd == "mutate":
         mutate(d, int(sys.argv[3]), int(sys.argv[4]))
     else:
