@@ -1,20 +1,30 @@
 """PASS/FAIL reporting for the Python suites (same line format as tests/lib.sh)."""
+import os
 import sys
 import traceback
 
 
-def case(name):
+LIST = os.environ.get("T_LIST") == "1"     # tests/lib.sh run_cases: declare, run nothing
+
+
+def case(name, harness=None):
     """Decorator: run the case at once; it passes unless it raises (a crash of the whole
-    process is a missing PASS line, which the suite reports)."""
+    process leaves declared cases without a result, which the suite reports). A case named
+    *-control is a negative control of the test machinery: reported as a HARNESS line."""
+    prefix = "HARNESS " if (name.endswith("-control") if harness is None else harness) else ""
+
     def run(fn):
+        if LIST:
+            print("EXPECT %s%s" % (prefix, name))
+            return fn
         try:
             fn()
         except Exception as e:                      # noqa: BLE001 - reported as FAIL
             tb = traceback.extract_tb(e.__traceback__)[-1]
-            print("FAIL %s: %s: %s (line %d)" % (name, type(e).__name__,
-                                                 str(e).replace("\n", " ")[:300], tb.lineno))
+            print("%sFAIL %s: %s: %s (line %d)" % (prefix, name, type(e).__name__,
+                                                   str(e).replace("\n", " ")[:300], tb.lineno))
         else:
-            print("PASS %s" % name)
+            print("%sPASS %s" % (prefix, name))
         sys.stdout.flush()
         return fn
     return run
