@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rt_internal.h"
 
 #define MAX_NDIM 64
@@ -188,6 +189,15 @@ static int alloc_storage(objrt_graph *g)
         int64_t n = objrt_tensor_nbytes(&g->entries[e].t);
         if (n > size[g->entries[e].storage])
             size[g->entries[e].storage] = n;
+    }
+    /* a graph declares its sizes: refuse one that cannot fit rather than ask for it */
+    uint64_t total = 0, ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    for (int s = 0; s < g->nstorage; s++)
+        total = total + (uint64_t)size[s] < total ? UINT64_MAX : total + (uint64_t)size[s];
+    if (total > ram) {
+        free(size);
+        return gerr("the graph's storage needs %llu bytes, more than the machine's memory "
+                    "(%llu)", (unsigned long long)total, (unsigned long long)ram);
     }
     for (int s = 0; s < g->nstorage; s++) {
         int64_t n = size[s];

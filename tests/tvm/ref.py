@@ -257,6 +257,7 @@ def graph(d):
         ("create", "g_bad_rows.json", json.dumps(graph_json(rows=[0, 1, 2, 3, 4, 5, 7])), "node_row_ptr\\[6\\]"),
         ("create", "g_bad_storage.json", json.dumps(graph_json(sids=[0, 1, 3, 2, 4, 99])), "storage_id outside"),
         ("create", "g_bad_size.json", json.dumps(graph_json(xshape=(4611686018427387904, 8))), "size overflows"),
+        ("create", "g_bad_huge.json", json.dumps(graph_json(xshape=(1, 1 << 50))), "more than the machine's memory"),
         ("create", "g_bad_top.json", "[1, 2]", "not a JSON object"),
         ("run", "g_fails.json", json.dumps(graph_json(func5="fused_fails")), "node 5 \\('tvmgen_default_fused_multiply', fused_fails\\) failed: fused_fails: planted failure"),
     ]
