@@ -19,6 +19,7 @@ remove_module() unloads the module's unit once every module of that unit is remo
 other unit is bound to it; otherwise the unit is kept and retried after later unloads.
 """
 import os
+import struct
 import threading
 
 import llvmlite.binding as _llvm
@@ -52,6 +53,32 @@ class _Record:
     def __init__(self, unit, modules):
         self.unit = unit
         self.modules = set(modules)
+
+
+def undefined_names(obj):
+    """Names of the global and weak symbols an ELF64 little-endian relocatable object leaves
+    undefined (what it will ask the linker for). Malformed input yields what was readable;
+    objrt itself rejects it with a precise message when it is loaded."""
+    names = []
+    try:
+        if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+            return names
+        shoff, = struct.unpack_from("<Q", obj, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+        for i in range(shnum):
+            sh = struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize)
+            if sh[1] != 2:                              # SHT_SYMTAB
+                continue
+            symoff, symsize, strtab = sh[4], sh[5], sh[6]
+            stroff, = struct.unpack_from("<Q", obj, shoff + strtab * shentsize + 0x18)
+            for k in range(1, symsize // 24):
+                st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, symoff + 24 * k)
+                if st_shndx == 0 and st_name and (st_info >> 4) in (1, 2):   # UNDEF, GLOBAL/WEAK
+                    start = stroff + st_name
+                    names.append(obj[start:obj.index(b"\0", start)].decode())
+    except (struct.error, ValueError, IndexError, UnicodeDecodeError):
+        pass
+    return names
 
 
 def _llvmlite_symbol(name):
@@ -138,12 +165,16 @@ class ExecutionEngine:
         self._getbuffer = getbuffer_func
 
     def _object_of(self, module):
+        """The module's object: from the cache hook, else emitted (and given to notify);
+        None for a module that defines nothing and has no cached object."""
         buf = self._getbuffer(module) if self._getbuffer else None
         if buf is None:
+            if not self._defines_something(module):
+                return None
             buf = self._tm.emit_object(module)
             if self._notify:
                 self._notify(module, buf)
-        return buf
+        return bytes(buf)
 
     @staticmethod
     def _defines_something(module):
@@ -151,34 +182,38 @@ class ExecutionEngine:
                 or any(not g.is_declaration for g in module.global_variables))
 
     def finalize_object(self):
-        """Emit every module added since the last call and link them as one unit."""
+        """Emit (or take from the object cache) every module added since the last call and
+        link them as one unit. A module numba restores from its cache is empty: its code
+        comes only from the getbuffer hook."""
         with self._lock:
             if not self._pending:
                 return
             pending, self._pending = self._pending, []
-            mods = [m for m in pending if self._defines_something(m)]
-            inputs = [("%s.o" % (m.name or "module"), self._object_of(m)) for m in mods]
-            for m in mods:
-                self._bind_explicit(m)
+            inputs, mods = [], []
+            for m in pending:
+                buf = self._object_of(m)
+                if buf is not None:
+                    inputs.append(("%s.o" % (m.name or "module"), buf))
+                    mods.append(m)
             if inputs:
                 self._load(inputs, mods)
 
-    def _bind_explicit(self, module):
+    def _bind_explicit(self, obj):
         # MCJIT asks llvmlite's symbol table (add_symbol) before the process: numba maps
         # PyExc_StopIteration and friends to the exception objects, while the process
         # exports variables of those names that point to them. objrt consults the host
-        # before its resolver, so the names a module declares are defined up front.
-        for seq in (module.functions, module.global_variables):
-            for v in seq:
-                name = v.name
-                if not v.is_declaration or name.startswith("llvm.") or name in self._explicit:
-                    continue
-                addr = _llvm.address_of_symbol(name)
-                if addr:
-                    self._ctx.define(name, addr)
-                    self._explicit.add(name)
+        # before its resolver, so the names the object leaves undefined are defined first.
+        for name in undefined_names(obj):
+            if name in self._explicit:
+                continue
+            addr = _llvm.address_of_symbol(name)
+            if addr:
+                self._ctx.define(name, addr)
+                self._explicit.add(name)
 
     def _load(self, inputs, mods):
+        for _, buf in inputs:
+            self._bind_explicit(buf)
         self._loading = True
         try:
             unit = self._ctx.load(*inputs)
