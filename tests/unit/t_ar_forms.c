@@ -4,9 +4,9 @@
  * usage: t_ar_forms AR_MAIN.o LONG.a NOINDEX.a THIN.a EMPTY.a
  *   LONG.a     members with names > 15 characters (GNU "//" name table): links, 111
  *   NOINDEX.a  made with `ar rcS` (no symbol index): links, 111
- *   THIN.a     `ar rcsT` (members stay outside): refused naming it, or links, 111
- *   EMPTY.a    just the magic: alone it loads as an empty unit or is refused naming it;
- *              with AR_MAIN.o the error names the symbol still undefined (ar_one_fn)
+ *   THIN.a     `ar rcsT` (members stay outside): refused, the error names it and "thin"
+ *   EMPTY.a    just the magic: alone it loads as an empty unit; with AR_MAIN.o the error
+ *              names the symbol still undefined (ar_one_fn)
  */
 #include "t_common.h"
 
@@ -18,29 +18,33 @@ static const char *base(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Links AR_MAIN.o with `ar`; 1 when it loads and ar_main() is 111 (or, if `may_refuse`,
- * when it is refused with an error naming the archive). */
-static int run_links(const char *ar, int may_refuse, char *why, size_t whylen)
+/* Links AR_MAIN.o with `ar`; 1 when it loads and ar_main() is 111. */
+static int run_links(const char *ar, char *why, size_t whylen)
 {
-    objrt_ctx *ctx = objrt_new();
     const char *paths[2] = { g_main, ar };
-    objrt_unit *u = objrt_load(ctx, paths, 2);
-    if (!u && may_refuse) return t_check_error(ctx, base(ar), NULL, why, whylen);
-    return t_call_unload(ctx, u, "ar_main", 111, why, whylen);
+    return t_files_call(paths, 2, "ar_main", 111, why, whylen);
 }
 
 static const char *g_long, *g_noindex, *g_thin, *g_empty;
-static int c_long(void *a, char *w, size_t n) { (void)a; return run_links(g_long, 0, w, n); }
-static int c_noindex(void *a, char *w, size_t n) { (void)a; return run_links(g_noindex, 0, w, n); }
-static int c_thin(void *a, char *w, size_t n) { (void)a; return run_links(g_thin, 1, w, n); }
+static int c_long(void *a, char *w, size_t n) { (void)a; return run_links(g_long, w, n); }
+static int c_noindex(void *a, char *w, size_t n) { (void)a; return run_links(g_noindex, w, n); }
+
+/* objrt reads members from inside the archive only: a thin one is refused by name. */
+static int c_thin(void *a, char *why, size_t whylen)
+{
+    (void)a;
+    objrt_ctx *ctx = objrt_new();
+    const char *paths[2] = { g_main, g_thin };
+    int ok = t_refused(ctx, objrt_load(ctx, paths, 2), "a thin archive linked", base(g_thin),
+                       (const char *[]){ "thin", NULL }, why, whylen);
+    objrt_free(ctx);
+    return ok;
+}
 
 static int c_empty_alone(void *a, char *why, size_t whylen)
 {
     (void)a;
-    objrt_ctx *ctx = objrt_new();
-    objrt_unit *u = objrt_load(ctx, &g_empty, 1);
-    if (u) { objrt_unload(u); return 1; }
-    return t_check_error(ctx, base(g_empty), NULL, why, whylen);
+    return t_files_call(&g_empty, 1, NULL, 0, why, whylen);
 }
 
 static int c_empty_needed(void *a, char *why, size_t whylen)
@@ -58,7 +62,7 @@ int main(int argc, char **argv)
     g_main = argv[1]; g_long = argv[2]; g_noindex = argv[3]; g_thin = argv[4]; g_empty = argv[5];
     static const t_entry cases[] = {
         { "ar-long-member-names-link", c_long, NULL }, { "ar-without-index-links", c_noindex, NULL },
-        { "ar-thin-refused-or-links", c_thin, NULL }, { "ar-empty-alone-no-crash", c_empty_alone, NULL },
+        { "ar-thin-refused-named", c_thin, NULL }, { "ar-empty-alone-loads-empty-unit", c_empty_alone, NULL },
         { "ar-empty-leaves-symbol-undefined", c_empty_needed, NULL },
     };
     t_cases(cases, sizeof cases / sizeof cases[0]);
