@@ -100,7 +100,7 @@ build_prog() {
     # shellcheck disable=SC2046,SC2086
     if ! $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(sanflags) \
             -I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/tests" "${srcs[@]}" "$@" \
-            "$b/libobjrt.a" -ldl -lpthread -o "$out" 2>"$out.build-log"; then
+            "$b/libobjrt.a" -ldl -lpthread -ljansson -o "$out" 2>"$out.build-log"; then
         fail "$name: $(grep -m 2 -E 'error|undefined' "$out.build-log" | tr '\n' ' ')"
         return 1
     fi

@@ -9,7 +9,7 @@ OUT=${1:?usage: build.sh OUTDIR}
 mkdir -p "$OUT/corpus"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$ROOT/include -I$ROOT/src -D_GNU_SOURCE -std=c11"
 clang $FLAGS -o "$OUT/fuzz_load" "$ROOT/tests/fuzz/fuzz_load.c" \
-    "$ROOT"/src/loader/*.c "$ROOT"/src/runtime/*.c -ldl -lpthread
+    "$ROOT"/src/loader/*.c "$ROOT"/src/runtime/*.c -ldl -lpthread -ljansson
 
 # Seeds: the robustness fixtures as gcc and clang objects, -fno-pic and -fPIC, and an archive.
 FIX=$ROOT/tests/unit/fixtures
