@@ -37,6 +37,7 @@ check py-import-override env OBJRT_LIBRARY="$LIB" "$PY" -c \
 # ---- the API and the engine -----------------------------------------------------------------
 py_cases api_cases
 py_cases engine_cases
+py_cases numba_cases
 
 # ---- installing: pip offline, make install --------------------------------------------------
 if (cd "$ROOT" && "$PY" -m pip install -q --no-index --no-build-isolation --target "$TMP/site" ./python) >"$TMP/pip.log" 2>&1 \

@@ -85,9 +85,14 @@ def enable():
         self._engine.set_object_cache(self._library_class._object_compiled_hook,
                                       self._library_class._object_getbuffer_hook)
 
+    orig_add_module = codegen.JITCPUCodegen._add_module
+    orig_get_pointer = codegen.JITCodeLibrary.get_pointer_to_function
+
     def _add_module(self, module):
         # numba registers the returned callable with weakref.finalize(library, ...): it
-        # runs when the code library is freed.
+        # runs when the code library is freed. A codegen created before enable() keeps MCJIT.
+        if not isinstance(self._engine, engine_class):
+            return orig_add_module(self, module)
         self._engine.add_module(module)
         if unload:
             return functools.partial(self._engine.remove_module, module)
@@ -96,8 +101,10 @@ def enable():
     def get_pointer_to_function(self, name):
         # The library's own definition (or the one its unit was bound to), not whichever
         # unit defines the name last: a later library may be dropped before this one.
-        self._ensure_finalized()
         ee = self._codegen._engine
+        if not isinstance(ee, engine_class):
+            return orig_get_pointer(self, name)
+        self._ensure_finalized()
         if not ee.is_symbol_defined(name):
             return 0
         return ee._ee.get_module_address(self._final_module, name)
