@@ -310,3 +310,22 @@ def _():
         expect(u.function("sql_version", C_INT)() == want_v, "wrong version number")
     e = raises(objrt.LinkError, ctx.add_library, "no_such_library_xyz")
     expect("no_such_library_xyz" in str(e), "message: %s" % e)
+
+
+@case("py-structs-match-header")
+def _():
+    # The ctypes declarations must follow include/objrt.h (a field added there shows here).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    c = os.path.join(TMP, "sizes.c")
+    exe = os.path.join(TMP, "sizes")
+    with open(c, "w") as f:
+        f.write('#include <stdio.h>\n#include <stddef.h>\n#include <objrt.h>\nint main(void){'
+                'printf("%zu %zu %zu %zu %zu\\n", sizeof(objrt_stats), sizeof(objrt_options),'
+                ' offsetof(objrt_options, earlier_wins), sizeof(objrt_input),'
+                ' offsetof(objrt_stats, stubs_used));return 0;}\n')
+    subprocess.run(["gcc", "-I", os.path.join(root, "include"), c, "-o", exe], check=True)
+    got = [int(v) for v in subprocess.run([exe], capture_output=True, text=True).stdout.split()]
+    L = objrt._lib
+    want = [ctypes.sizeof(L.CStats), ctypes.sizeof(L.Options), L.Options.earlier_wins.offset,
+            ctypes.sizeof(L.Input), L.CStats.stubs_used.offset]
+    expect(got == want, "C %r, ctypes %r" % (got, want))
