@@ -417,12 +417,32 @@ static void put_relas(const objrt_link *l, modfile *f)
 #undef RELA
 }
 
+/* glibc's "undefined symbol: NAME" for a host TLS name, said as objrt says it for any
+ * other symbol: the object that references it, then glibc's words. */
+static int undefined_host_tls(objrt_link *l, const char *e)
+{
+    const char *p = strstr(e, "undefined symbol: ");
+    if (!p)
+        return 0;
+    p += strlen("undefined symbol: ");
+    for (size_t i = 0; i < l->tls.nhost; i++) {
+        const objrt_gsym *g = &l->gsyms[l->tls.host[i]];
+        size_t n = strlen(g->name);
+        if (strncmp(p, g->name, n) == 0 && (p[n] == '\0' || p[n] == ' ' || p[n] == ','))
+            return objrt_fail(l->ctx, "%s: undefined symbol '%s' (thread-local; the dynamic "
+                              "linker: %s)", l->objs[g->obj]->name, g->name, e);
+    }
+    return 0;
+}
+
 static int open_module(objrt_link *l, const modfile *f)
 {
     objrt_tls *t = &l->tls;
     const char *e;
     if (objrt_memdso_open(f->buf, f->size, RTLD_NOW | RTLD_LOCAL, &t->handle, &t->fd, &e) == 0)
         return 0;
+    if (undefined_host_tls(l, e))
+        return -1;
     return objrt_fail(l->ctx, "thread-local storage: glibc refused the unit's TLS module: %s%s",
                       e, strstr(e, "static TLS")
                       ? "; initial- and local-exec TLS references need glibc's static TLS "

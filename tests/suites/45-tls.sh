@@ -278,7 +278,7 @@ neg() {
     # shellcheck disable=SC2086
     expect_fail "tls refuses $name" "$pat" $OBJRT run "$N/$name.o"
 }
-neg undefined "nowhere_tls" \
+neg undefined "undefined\\.o: undefined symbol 'nowhere_tls' \\(thread-local" \
     'extern __thread int nowhere_tls; int main(void) { return nowhere_tls; }' -fPIC
 neg local-exec-host "local-exec.*host" \
     'extern __thread int host_tls __attribute__((tls_model("local-exec"))); int main(void) { return host_tls; }' -fPIC
