@@ -96,6 +96,14 @@ for mode in idle busy; do
             'BEGIN { printf "target %s <= 0.5x libgomp: %s (%sx)\n", what, (r != "n/a" && r <= 0.5 ? "met" : "NOT met"), r }'
     done
 done
+for mode in idle busy; do
+    slower=
+    for m in forkjoin_ns small_ns barrier_ns; do
+        awk -v r="$(ratio "$(med $mode objrt $m)" "$(med $mode libgomp $m)")" 'BEGIN { exit !(r == "n/a" || r > 1) }' &&
+            slower="$slower ${m%_ns}"
+    done
+    echo "target $mode: never slower than libgomp: $([ -z "$slower" ] && echo met || echo "NOT met (slower:$slower)")"
+done
 awk -v r="$(ratio "$(med idle objrt memalign_lifo_ns)" "$(med idle objrt ws_lifo_ns)")" \
     'BEGIN { printf "target LIFO workspace >= 4x faster than posix_memalign: %s (%sx)\n", (r >= 4 ? "met" : "NOT met"), r }'
 } | tee "$OUT/results.txt"
