@@ -164,18 +164,18 @@ fi
 if [ "$TARGET" = x86_64 ]; then
     H=$W/host
     mkdir -p "$H"
-    SANFLAGS=
-    [ "$SAN" = asan ] && SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
-    # shellcheck disable=SC2086
-    if gcc -O1 $SANFLAGS -Iinclude "$T/tls_host.c" -o "$H/host" "$BUILD/libobjrt.a" -ldl -lpthread 2>"$H/err"; then
+    if build_prog "tls host gd threads before and after the load vs native" "$H/host" "$T/tls_host.c"; then
         # host_probe NAME FLAGS...: pre-existing and new threads, objrt vs the native host
         host_probe() {
             local name=$1 d=$H/$1; shift
             mkdir -p "$d"
-            gcc -O1 "$@" -c "$T/tls_probe.c" -o "$d/p.o" && gcc -O1 "$@" -c "$T/tls_other.c" -o "$d/q.o" &&
-                gcc -DNATIVE -O1 $SANFLAGS -Iinclude "$T/tls_host.c" "$d/p.o" "$d/q.o" -o "$d/native" \
-                    "$BUILD/libobjrt.a" -ldl -lpthread 2>"$d/err" ||
-                { fail "tls host $name threads before and after the load vs native: build: $(oneline "$(cat "$d/err")")"; return; }
+            if ! gcc -O1 "$@" -c "$T/tls_probe.c" -o "$d/p.o" 2>"$d/err" ||
+               ! gcc -O1 "$@" -c "$T/tls_other.c" -o "$d/q.o" 2>>"$d/err"; then
+                fail "tls host $name threads before and after the load vs native: build: $(oneline "$(cat "$d/err")")"
+                return
+            fi
+            build_prog "tls host $name threads before and after the load vs native" "$d/native" \
+                "$T/tls_host.c" "$d/p.o" "$d/q.o" -- -DNATIVE || return
             run_to "$d/n" "$d/native"
             run_to "$d/o" "$H/host" "$d/p.o" "$d/q.o"
             same "tls host $name threads before and after the load vs native" "$d/n" "$d/o"
@@ -213,8 +213,6 @@ if [ "$TARGET" = x86_64 ]; then
         run_to "$H/cyc" "$H/host" --cycles 500 "$H/ie/p.o" "$H/ie/q.o"
         if grep -q "^cycles: 500 of 500" "$H/cyc.out"; then pass "tls 500 initial-exec load/unload cycles"
         else fail "tls 500 initial-exec load/unload cycles: $(oneline "$(cat "$H/cyc.out" "$H/cyc.err")")"; fi
-    else
-        fail "tls host gd threads before and after the load vs native: host build: $(oneline "$(cat "$H/err")")"
     fi
 fi
 
@@ -325,9 +323,9 @@ fi
 if [ "$TARGET" = x86_64 ]; then
     S=$W/nonshared
     mkdir -p "$S"
-    # shellcheck disable=SC2086
-    if gcc -O1 -fPIC -c "$T/nonshared_unit.c" -o "$S/u.o" 2>"$S/err" &&
-       gcc -O1 ${SANFLAGS:-} -Iinclude "$T/nonshared_host.c" -o "$S/host" "$BUILD/libobjrt.a" -ldl -lpthread 2>>"$S/err"; then
+    if ! gcc -O1 -fPIC -c "$T/nonshared_unit.c" -o "$S/u.o" 2>"$S/err"; then
+        fail "nonshared handlers bound to the unit, keep: build: $(oneline "$(cat "$S/err")")"
+    elif build_prog "nonshared handlers bound to the unit, keep" "$S/host" "$T/nonshared_host.c"; then
         run_to "$S/keep" "$S/host" "$S/u.o" keep
         run_to "$S/unload" "$S/host" "$S/u.o" unload
         printf 'atfork child\natfork child\nend\nat_quick_exit\n' >"$S/keep.want"
@@ -340,7 +338,5 @@ if [ "$TARGET" = x86_64 ]; then
                 fail "nonshared handlers bound to the unit, $m: status $(cat "$S/$m.rc"), output $(tr '\n' '|' <"$S/$m.out") $(oneline "$(cat "$S/$m.err")")"
             fi
         done
-    else
-        fail "nonshared handlers bound to the unit, keep: build: $(oneline "$(cat "$S/err")")"
     fi
 fi
