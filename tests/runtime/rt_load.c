@@ -127,18 +127,26 @@ static int host_offset(TVMValue *args, int *codes, int n, TVMValue *ret, int *rc
     return 0;
 }
 
+/* A TVM-style module: the host's packed function host_offset registered, then loaded. */
+static objrt_unit *load_module(void)
+{
+    if (objrt_register_packed("host_offset", host_offset) != 0) {
+        snprintf(why, sizeof why, "objrt_register_packed(host_offset) failed");
+        return NULL;
+    }
+    return load(g_obj);
+}
+
 static int t_syslib(void)
 {
-    const char *obj = g_obj;
     enum { N = 1001 };
     static _Alignas(128) float a[N], b[N];
     int64_t shape[1] = {N};
     DLTensor ta = tensor(a, shape, 1), tb = tensor(b, shape, 1);
-    objrt_unit *u;
+    objrt_unit *u = load_module();
     TVMFunctionHandle h;
     void **ctxp;
-    CHECK(objrt_register_packed("host_offset", host_offset) == 0, "register");
-    if (!(u = load(obj)))
+    if (!u)
         return 0;
     ctxp = objrt_unit_sym(u, "mylib___tvm_module_ctx");
     CHECK(ctxp && *ctxp, "module context not written into mylib___tvm_module_ctx");
@@ -160,7 +168,7 @@ static int t_syslib(void)
     objrt_set_num_threads(0);
     /* a second copy in the same context: its registrations are its own */
     {
-        objrt_unit *u2 = objrt_load(ctx, &obj, 1);
+        objrt_unit *u2 = objrt_load(ctx, &g_obj, 1);
         void **ctx2p = u2 ? objrt_unit_sym(u2, "mylib___tvm_module_ctx") : NULL;
         TVMFunctionHandle h2 = u2 ? objrt_tvm_main(u2) : NULL;
         CHECK(u2 && ctx2p && ctx2p != ctxp && *ctx2p && *ctx2p != *ctxp, "second unit's context");
@@ -174,16 +182,14 @@ static int t_syslib(void)
 
 static int t_dso(void)
 {
-    const char *obj = g_obj;
     enum { N = 777 };
     static _Alignas(128) float x[N], y[N];
     int64_t shape[1] = {N};
     DLTensor tx = tensor(x, shape, 1), ty = tensor(y, shape, 1);
-    objrt_unit *u;
+    objrt_unit *u = load_module();
     TVMFunctionHandle h;
     void **slot;
-    CHECK(objrt_register_packed("host_offset", host_offset) == 0, "register");
-    if (!(u = load(obj)))
+    if (!u)
         return 0;
     slot = objrt_unit_sym(u, "__TVMFuncCall");
     CHECK(slot && *slot == (void *)TVMFuncCall, "__TVMFuncCall slot not filled");
