@@ -66,6 +66,8 @@ typedef struct objrt_howto {
 struct objrt_arch {
     const char *name;
     uint16_t machine;               /* e_machine */
+    const char *multiarch;          /* Debian's library directory name: /usr/lib/<multiarch> */
+    uint64_t user_top;              /* no unit is placed at or above this address */
     uint32_t stub_size, stub_align; /* one call stub: jumps through the target's GOT slot */
     uint64_t branch_reach;          /* calls farther than this need a stub */
     const objrt_howto *howtos;      /* indexed by relocation type; name NULL = unknown */
@@ -91,21 +93,35 @@ extern const struct objrt_arch objrt_arch_aarch64;
 
 const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
 
-/* The one overflow rule: does `v` fit the field described by `h`? */
+/* Page arithmetic, for any power-of-two page: the plan's granule, the system page, or the
+ * 4 KiB page of ADRP, which is 4 KiB whatever the OS page size. */
+#define OBJRT_ADRP_PAGE 4096u
+static inline uint64_t objrt_page_down(uint64_t v, uint64_t page) { return v & ~(page - 1); }
+static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+/* The range of a howto: the values [min, max] its field accepts, as 128-bit integers so
+ * that signed and unsigned 64-bit values compare exactly. C_SIGNED: -2^(bits-1) ..
+ * 2^(bits-1)-1; C_UNSIGNED: 0 .. 2^bits-1; C_EITHER: -2^(bits-1) .. 2^bits-1; unchecked
+ * fields: every 64-bit value. */
+static inline void objrt_howto_range(const objrt_howto *h, __int128 *min, __int128 *max)
+{
+    unsigned bits = h->check == C_NONE || h->bits >= 64 ? 64 : h->bits;
+    __int128 half = (__int128)1 << (bits - 1), full = (__int128)1 << bits;
+    *min = h->check == C_UNSIGNED ? 0 : -half;
+    *max = h->check == C_SIGNED ? half - 1 : full - 1;
+}
+
+/* The one overflow rule: does `v` (read as signed or as unsigned) lie in the howto's range,
+ * a multiple of its alignment? */
 static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
 {
     if (h->align > 1 && (v & (uint64_t)(h->align - 1)))
         return 0;
     if (h->check == C_NONE || h->bits >= 64)
         return 1;
-    unsigned drop = 64 - h->bits;
-    bool fits_signed = (int64_t)(v << drop) >> drop == (int64_t)v;
-    bool fits_unsigned = (v >> h->bits) == 0;
-    switch (h->check) {
-    case C_SIGNED:   return fits_signed;
-    case C_UNSIGNED: return fits_unsigned;
-    default:         return fits_signed || fits_unsigned;
-    }
+    __int128 min, max;
+    objrt_howto_range(h, &min, &max);
+    return ((__int128)(int64_t)v >= min && (__int128)(int64_t)v <= max) || (__int128)v <= max;
 }
 
 #endif

@@ -210,7 +210,8 @@ static void aarch64_write(const objrt_howto *h, uint8_t *loc, uint64_t v)
  *     adrp x16, slot ; ldr x16, [x16, #:lo12:slot] ; br x16 ; brk #0 */
 static void aarch64_emit_stub(uint8_t *stub, uint64_t stub_addr, uint64_t slot_addr)
 {
-    uint64_t pages = ((slot_addr & ~0xfffull) - (stub_addr & ~0xfffull)) >> 12;
+    uint64_t pages = (objrt_page_down(slot_addr, OBJRT_ADRP_PAGE) -
+                      objrt_page_down(stub_addr, OBJRT_ADRP_PAGE)) >> 12;
     insn_write(stub, encode_adr(0x90000010u, pages));
     insn_write(stub + 4, insn_field(0xf9400210u, 10, 12, (slot_addr & 0xfff) >> 3));
     insn_write(stub + 8, 0xd61f0200u);
@@ -224,19 +225,14 @@ static int64_t aarch64_slot_addend(const objrt_howto *h, int64_t addend)
     return addend;
 }
 
+/* User space: objrt stays below 2^47 here too, inside the 48-bit window Linux maps by
+ * default (and inside what qemu-user offers on an x86_64 host). */
 const struct objrt_arch objrt_arch_aarch64 = {
-    .name = "aarch64",
-    .machine = EM_AARCH64,
-    .stub_size = 16,
-    .stub_align = 8,
-    .branch_reach = (uint64_t)1 << 27,
-    .howtos = aarch64_howtos,
-    .nhowtos = sizeof aarch64_howtos / sizeof aarch64_howtos[0],
-    .write = aarch64_write,
-    .emit_stub = aarch64_emit_stub,
-    .slot_addend = aarch64_slot_addend,
-    .dyn_dtpmod = R_AARCH64_TLS_DTPMOD,
-    .dyn_dtpoff = R_AARCH64_TLS_DTPREL,
-    .dyn_tpoff = R_AARCH64_TLS_TPREL,
-    .dyn_tlsdesc = R_AARCH64_TLSDESC,
+    .name = "aarch64", .machine = EM_AARCH64, .multiarch = "aarch64-linux-gnu",
+    .user_top = (uint64_t)1 << 47,
+    .stub_size = 16, .stub_align = 8, .branch_reach = (uint64_t)1 << 27,    /* B/BL: +-128 MiB */
+    .howtos = aarch64_howtos, .nhowtos = sizeof aarch64_howtos / sizeof aarch64_howtos[0],
+    .write = aarch64_write, .emit_stub = aarch64_emit_stub, .slot_addend = aarch64_slot_addend,
+    .dyn_dtpmod = R_AARCH64_TLS_DTPMOD, .dyn_dtpoff = R_AARCH64_TLS_DTPREL,
+    .dyn_tpoff = R_AARCH64_TLS_TPREL, .dyn_tlsdesc = R_AARCH64_TLSDESC,
 };

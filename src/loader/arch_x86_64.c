@@ -71,19 +71,14 @@ static int64_t x86_64_slot_addend(const objrt_howto *h, int64_t addend)
     return 0;
 }
 
+/* User space ends at 2^47 with 4-level paging (and 5-level paging maps above it only on
+ * request). */
 const struct objrt_arch objrt_arch_x86_64 = {
-    .name = "x86_64",
-    .machine = EM_X86_64,
-    .stub_size = 8,
-    .stub_align = 8,
-    .branch_reach = (uint64_t)1 << 31,
-    .howtos = x86_64_howtos,
-    .nhowtos = sizeof x86_64_howtos / sizeof x86_64_howtos[0],
-    .write = x86_64_write,
-    .emit_stub = x86_64_emit_stub,
-    .slot_addend = x86_64_slot_addend,
-    .dyn_dtpmod = R_X86_64_DTPMOD64,
-    .dyn_dtpoff = R_X86_64_DTPOFF64,
-    .dyn_tpoff = R_X86_64_TPOFF64,
-    .dyn_tlsdesc = R_X86_64_TLSDESC,
+    .name = "x86_64", .machine = EM_X86_64, .multiarch = "x86_64-linux-gnu",
+    .user_top = (uint64_t)1 << 47,
+    .stub_size = 8, .stub_align = 8, .branch_reach = (uint64_t)1 << 31,     /* rel32 */
+    .howtos = x86_64_howtos, .nhowtos = sizeof x86_64_howtos / sizeof x86_64_howtos[0],
+    .write = x86_64_write, .emit_stub = x86_64_emit_stub, .slot_addend = x86_64_slot_addend,
+    .dyn_dtpmod = R_X86_64_DTPMOD64, .dyn_dtpoff = R_X86_64_DTPOFF64,
+    .dyn_tpoff = R_X86_64_TPOFF64, .dyn_tlsdesc = R_X86_64_TLSDESC,
 };

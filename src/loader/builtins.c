@@ -7,8 +7,8 @@
  * the *caller's* DSO handle (the static link passes its own __dso_handle), so that
  * unloading runs or drops it (__cxa_finalize runs the unit's atexit handlers, unregisters
  * its fork handlers and frees its quick_exit handlers) before the code disappears. The
- * caller's return address says which unit called; objrt_dso_handle_of() maps it to that
- * unit's handle.
+ * caller's return address says which unit called; objrt_dso_handle_of() (registry.c)
+ * maps it to that unit's handle.
  */
 #include <stdint.h>
 #include <string.h>
@@ -20,7 +20,6 @@ int __cxa_at_quick_exit(void (*fn)(void), void *dso);
 int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
                       void *dso);
 void __stack_chk_fail(void) __attribute__((noreturn));
-void *objrt_dso_handle_of(const void *pc);
 
 #define CALLER_DSO() objrt_dso_handle_of(__builtin_return_address(0))
 

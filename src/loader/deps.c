@@ -11,7 +11,7 @@
 
 static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
 {
-    for (objrt_unit *u = ctx->units; u; u = u->next)
+    for (objrt_unit *u = objrt_registry_next(ctx, NULL); u; u = objrt_registry_next(ctx, u))
         if (addr >= (uint64_t)(uintptr_t)u->base && addr - (uint64_t)(uintptr_t)u->base < u->size)
             return u;
     return NULL;
@@ -40,6 +40,9 @@ int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
     return 0;
 }
 
+/* The unit's name as objrt_unit_name() gives it (read here: unitinfo.c calls into us). */
+static const char *name_of(const objrt_unit *u) { return u->info ? u->info->name : "?"; }
+
 static const objrt_info_dep *bound_to(const objrt_unit *by, const objrt_unit *u)
 {
     for (size_t i = 0; by->info && i < by->info->ndeps; i++)
@@ -54,7 +57,8 @@ size_t objrt_unit_dependants(objrt_unit *u)
         return 0;
     size_t n = 0;
     pthread_mutex_lock(&u->ctx->lock);
-    for (const objrt_unit *v = u->ctx->units; v; v = v->next)
+    for (const objrt_unit *v = objrt_registry_next(u->ctx, NULL); v;
+         v = objrt_registry_next(u->ctx, v))
         n += v != u && bound_to(v, u);
     pthread_mutex_unlock(&u->ctx->lock);
     return n;
@@ -62,12 +66,12 @@ size_t objrt_unit_dependants(objrt_unit *u)
 
 int objrt_deps_check_unload(objrt_unit *u)
 {
-    for (const objrt_unit *v = u->ctx->units; v; v = v->next) {
+    for (const objrt_unit *v = objrt_registry_next(u->ctx, NULL); v;
+         v = objrt_registry_next(u->ctx, v)) {
         const objrt_info_dep *d = v != u ? bound_to(v, u) : NULL;
         if (d)
             return objrt_fail(u->ctx, "cannot unload %s: %s is bound to it ('%s'); unload %s first",
-                              objrt_unit_name(u), objrt_unit_name(v), d->symbol,
-                              objrt_unit_name(v));
+                              name_of(u), name_of(v), d->symbol, name_of(v));
     }
     return 0;
 }

@@ -29,11 +29,3 @@ const char *objrt_error(objrt_ctx *ctx)
     const char *buf = ctx ? pthread_getspecific(ctx->err_key) : NULL;
     return buf ? buf : "";
 }
-
-void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        objrt_fail(ctx, "out of memory (%zu x %zu bytes)", n, size);
-    return p;
-}

@@ -19,12 +19,30 @@
 
 static objrt_blob *push_blob(objrt_link *l, void *map, size_t size)
 {
-    objrt_blob *b = realloc(l->blobs, (l->nblobs + 1) * sizeof *b);
+    objrt_blob *b = objrt_grow(l->ctx, l->blobs, &l->capblobs, l->nblobs + 1, sizeof *b, 4);
     if (!b)
         return NULL;
     l->blobs = b;
     b[l->nblobs] = (objrt_blob){ map, size };
     return &b[l->nblobs++];
+}
+
+/* Parse one object and add it to the link (archive members not yet pulled). */
+static int add_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                      bool pulled)
+{
+    objrt_obj *o;
+    if (!data || objrt_parse_object(l, name, data, size, pulled, &o))
+        return -1;
+    objrt_obj **v = objrt_grow(l->ctx, l->objs, &l->capobjs, l->nobjs + 1, sizeof *v, 16);
+    if (!v) {
+        objrt_obj_free(o);
+        return -1;
+    }
+    l->objs = v;
+    o->index = (uint32_t)l->nobjs;
+    l->objs[l->nobjs++] = o;
+    return 0;
 }
 
 /* ELF structures are read in place, so the bytes must be 8-byte aligned; ar members
@@ -121,9 +139,7 @@ static int add_archive(objrt_link *l, const char *name, const uint8_t *data, siz
         if (member_name(l, name, h, longnames, longsz, mname, sizeof mname))
             return -1;
         snprintf(full, sizeof full, "%s(%s)", name, mname);
-        const uint8_t *bytes = aligned_bytes(l, m, msize);
-        objrt_obj *o;
-        if (!bytes || objrt_parse_object(l, full, bytes, msize, false, &o))
+        if (add_object(l, full, aligned_bytes(l, m, msize), msize, false))
             return -1;
     }
     return 0;
@@ -136,9 +152,7 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
     if (size >= 8 && memcmp(data, "!<thin>\n", 8) == 0)
         return objrt_fail(l->ctx, "%s: thin archives are not supported (members are not inside it)",
                           name);
-    const uint8_t *bytes = aligned_bytes(l, data, size);
-    objrt_obj *o;
-    return bytes ? objrt_parse_object(l, name, bytes, size, true, &o) : -1;
+    return add_object(l, name, aligned_bytes(l, data, size), size, true);
 }
 
 int objrt_input_add_file(objrt_link *l, const char *path)
@@ -162,9 +176,19 @@ int objrt_input_add_file(objrt_link *l, const char *path)
         return objrt_fail(l->ctx, "%s: cannot map: %s", path, strerror(err));
     if (!push_blob(l, map, (size_t)st.st_size)) {
         munmap(map, (size_t)st.st_size);
-        return objrt_fail(l->ctx, "out of memory");
+        return -1;
     }
     return add_bytes(l, path, map, (size_t)st.st_size);
+}
+
+void objrt_input_release(objrt_link *l)
+{
+    for (size_t i = 0; i < l->nobjs; i++)
+        objrt_obj_free(l->objs[i]);
+    free(l->objs);
+    for (size_t i = 0; i < l->nblobs; i++)
+        munmap(l->blobs[i].map, l->blobs[i].size);
+    free(l->blobs);
 }
 
 int objrt_input_add_memory(objrt_link *l, const objrt_input *in)

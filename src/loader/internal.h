@@ -1,18 +1,26 @@
 /*
- * internal.h - the data one load carries through the pipeline
+ * internal.h - the data one load carries through the pipeline, and the rooms of the loader
  *
- *   input.c    bytes: files mapped, archives split into members
- *   parse.c    ELF validated into objrt_obj (no side effects)
- *   resolve.c  every undefined symbol bound; archive members pulled to a fixed point
- *   interpose.c  optionally, weak/common definitions yield to earlier units (JIT sessions)
- *   plan.c     exact layout: offsets, GOT and stub counts, groups, the placement window
- *   place.c    one reservation inside that window
- *   tls.c      thread-local storage: the unit's TLS block as a module glibc manages
- *   relocate.c every relocation applied through the architecture's table (arch_*.c)
- *   protect.c  final permissions, icache, unwind registration (checked by eh_frame.c)
- *   init.c     constructors and destructors
- *   unit.c     what stays after a load: the unit's symbols and memory
- *   api.c      the public entry points that run the pipeline
+ *   api.c       the public entry points: argument checks, the context's lock
+ *   pipeline.c  the stages below in order (load, layout) and the unload
+ *   input.c     bytes: files mapped, archives split into members
+ *   parse.c     ELF validated into objrt_obj (no side effects)
+ *   resolve.c   every undefined symbol bound; archive members pulled to a fixed point
+ *               (libgcc.a last, libgcc.c; AArch64 outline atomics, atomics_aarch64.c)
+ *   interpose.c optionally, weak/common definitions yield to earlier units (JIT sessions)
+ *   plan.c      exact layout: offsets, GOT and stub counts, groups, the placement window
+ *   place.c     one reservation inside that window
+ *   tls.c       thread-local storage: the unit's TLS block as a module glibc manages
+ *   relocate.c  every relocation applied through the architecture's table (arch_*.c)
+ *   unit.c      what stays after a load: the unit's symbols, and checked access to them
+ *   protect.c   final permissions, icache, unwind registration (checked by eh_frame.c)
+ *   init.c      constructors and destructors
+ * shared by the stages, never calling back into them:
+ *   symbols.c   the symbol model: global table, addresses, predicates, lookup outside
+ *   sites.c     the relocation sites of a unit and the one relocation error format
+ *   registry.c  the one list of loaded units
+ *   unitinfo.c, deps.c, gdbjit.c, crash.c, lto.c  what a unit remembers for debuggers
+ *   libsearch.c -l name search; builtins.c, perfmap.c, layout.c, reach.c, grow.c, error.c
  */
 #ifndef OBJRT_INTERNAL_H
 #define OBJRT_INTERNAL_H
@@ -24,6 +32,7 @@
 #include <stdint.h>
 
 #include "objrt.h"
+#include "loader/arch.h"
 #include "loader/hashmap.h"
 
 #define OBJRT_NONE UINT32_MAX
@@ -72,8 +81,6 @@ typedef struct objrt_obj {
     uint8_t *sec_placed;        /* 1 if the section is part of the image */
 } objrt_obj;
 
-const char *objrt_sec_name(const objrt_obj *o, size_t shndx);
-const char *objrt_sym_name(const objrt_obj *o, size_t symidx);
 /* Section index of a symbol, following SHN_XINDEX. Reserved st_shndx values come back as
  * SEC_ABS / SEC_COMMON: once SHN_XINDEX is followed, a real index may be 0xfff1 itself. */
 #define SEC_UNDEF  0u
@@ -85,6 +92,22 @@ static inline uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
     if (shndx == SHN_XINDEX)
         return o->xindex[symidx];
     return shndx >= SHN_LORESERVE ? 0xffff0000u | shndx : shndx;
+}
+
+/* Names for messages and reports: bounds-checked by parse, "?" when out of range. */
+static inline const char *objrt_sec_name(const objrt_obj *o, size_t shndx)
+{
+    if (shndx >= o->shnum || !o->shstr || o->sh[shndx].sh_name >= o->shstrsz)
+        return "?";
+    return o->shstr + o->sh[shndx].sh_name;
+}
+
+static inline const char *objrt_sym_name(const objrt_obj *o, size_t symidx)
+{
+    const Elf64_Sym *s = &o->syms[symidx];
+    if (ELF64_ST_TYPE(s->st_info) == STT_SECTION)
+        return objrt_sec_name(o, objrt_sym_shndx(o, symidx));
+    return o->str + s->st_name;
 }
 
 /* ---- global symbols of the unit being linked (resolve.c) ---- */
@@ -118,6 +141,12 @@ typedef struct objrt_slotkey {  /* a GOT slot or stub target: symbol identity + 
     int64_t addend;
 } objrt_slotkey;
 
+typedef struct objrt_slots {    /* GOT slots or stubs: index -> target, and back */
+    objrt_keymap map;           /* slotkey -> index */
+    objrt_slotkey *keys;        /* index -> key (to fill them) */
+    size_t n, cap;
+} objrt_slots;
+
 enum objrt_item_kind { IT_SECTION, IT_EH_FRAME, IT_COMMON, IT_GOT, IT_STUBS };
 
 typedef struct objrt_item {     /* one thing the plan placed: for reports and registration */
@@ -148,9 +177,7 @@ typedef struct objrt_plan {
     uint64_t got_off, stub_off;          /* stub_off: the first stub block */
     uint64_t *stub_blocks;               /* every stub block's offset, in address order */
     size_t nstub_blocks;
-    size_t got_slots, stubs;
-    objrt_keymap got_map, stub_map;      /* slotkey -> index */
-    objrt_slotkey *got_keys, *stub_keys; /* index -> key (to fill them) */
+    objrt_slots got, stub;               /* GOT slots and call stubs, in index order */
     uint64_t win_lo, win_hi;             /* the reservation base must lie in [lo, hi] */
     const char *win_lo_why, *win_hi_why; /* symbols that set each bound, for messages */
     size_t relocations;
@@ -187,7 +214,7 @@ typedef struct objrt_link {
     objrt_ctx *ctx;
     const objrt_arch *arch;
     objrt_blob *blobs;
-    size_t nblobs;
+    size_t nblobs, capblobs;
     objrt_obj **objs;           /* every parsed object; pulled ones form the unit */
     size_t nobjs, capobjs;
     objrt_gsym *gsyms;
@@ -196,6 +223,7 @@ typedef struct objrt_link {
     objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
     objrt_plan plan;
     uint8_t *base;              /* the reservation, once placed */
+    bool unit_owns_base;        /* unit.c took the reservation over (released with it) */
     bool dry_run;               /* layout report: compute, check, never write */
     size_t stubs_used;          /* calls that went through a stub */
     struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
@@ -210,11 +238,11 @@ typedef struct objrt_fnlist {   /* constructors or destructors, in call order */
 
 struct objrt_unit {
     objrt_ctx *ctx;
-    objrt_unit *prev, *next;    /* context's list, newest at head */
+    objrt_unit *prev, *next;    /* the registry's list (registry.c), newest at head */
     uint8_t *base;
     size_t size;
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
-    objrt_strmap syms;          /* name -> index into addrs (globals, then unshadowed locals) */
+    objrt_strmap syms;          /* name -> index into addrs: global definitions only */
     uint64_t *addrs;
     uint64_t *room;             /* bytes the loader may touch at each symbol: st_size cut at
                                    its section's end; 0 when absolute or unsized */
@@ -223,7 +251,6 @@ struct objrt_unit {
     size_t neh;
     objrt_fnlist dtors;
     objrt_stats stats;
-    bool finalized;
     struct objrt_unitinfo *info; /* inputs, sections, symbols, dependencies (unitinfo.h) */
     void *tls_module;           /* dlopen handle of the unit's TLS module, or NULL */
     int tls_fd;                 /* the module's memfd, open while it is loaded */
@@ -235,26 +262,43 @@ struct objrt_unit {
 struct objrt_ctx {
     pthread_mutex_t lock;       /* serialises loads, unloads and lookups */
     pthread_key_t err_key;      /* per-thread error buffer */
-    objrt_unit *units;          /* newest first */
     objrt_strmap defined;       /* objrt_define(): name -> index into defined_addr */
     void **defined_addr;
     size_t ndefined, capdefined;
     void **libs;                /* dlopen handles, in the order added */
-    size_t nlibs;
+    size_t nlibs, caplibs;
     objrt_resolver resolver;    /* objrt_set_resolver(): last word before "undefined" */
     void *resolver_data;
     objrt_options opt;
 };
 
+/* ---- the pipeline (pipeline.c) ---- */
+enum objrt_stage {              /* after input and parse, in order */
+    OBJRT_RESOLVE, OBJRT_INTERPOSE, OBJRT_PLAN, OBJRT_PLACE, OBJRT_TLS, OBJRT_RELOCATE,
+    OBJRT_UNIT, OBJRT_PROTECT, OBJRT_INFO,
+};
+/* Adds the inputs (paths, or else inputs) to l, then runs every stage up to `last`; u is
+ * needed from OBJRT_UNIT on. Returns 0 or -1 with the error recorded. */
+int objrt_link_run(objrt_link *l, const char *const *paths, const objrt_input *inputs, size_t n,
+                   enum objrt_stage last, objrt_unit *u);
+void objrt_link_release(objrt_link *l);
+/* A whole load, constructors included (ctx->lock held): the unit, or NULL with the error. */
+objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
+                                const objrt_input *inputs, size_t n);
+/* Destructors, runtime hooks, registry, memory: everything a load made (ctx->lock held). */
+void objrt_pipeline_unload(objrt_unit *u);
+
 /* Pipeline stages; each returns 0 or -1 with the error recorded on link->ctx. */
 int objrt_input_add_file(objrt_link *l, const char *path);
 int objrt_input_add_memory(objrt_link *l, const objrt_input *in);
+void objrt_input_release(objrt_link *l);        /* objects and mapped files of the link */
 int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
                        bool pulled, objrt_obj **out);
 int objrt_resolve(objrt_link *l);
 int objrt_plan_layout(objrt_link *l);
 int objrt_place(objrt_link *l);
 int objrt_relocate(objrt_link *l);
+int objrt_unit_build(objrt_link *l, objrt_unit *u);
 int objrt_protect(objrt_link *l, objrt_unit *u);
 /* A placed, relocated .eh_frame item parses the way the unwinder parses it (eh_frame.c). */
 int objrt_eh_frame_check(objrt_link *l, const objrt_item *it);
@@ -262,6 +306,8 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
 int objrt_init_arrays_check(objrt_link *l);    /* init.c, called by the plan */
 void objrt_run_fns(const objrt_fnlist *fns);
 void objrt_unprotect_release(objrt_unit *u);
+void objrt_unit_free(objrt_unit *u);            /* memory and tables of a unit */
+void *objrt_lib_open(const char *name);         /* objrt_add_library()'s search (libsearch.c) */
 
 /* Is section shndx of o thread-local data of the image (.tdata, .tbss)? */
 /* Thread-local storage (tls.c). */
@@ -295,32 +341,78 @@ const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */
 bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n);
 void *objrt_outline_atomic(const char *name);
 
-/* Shared helpers */
-bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target);
-void *objrt_xcalloc(objrt_ctx *ctx, size_t n, size_t size);
-int objrt_push_obj(objrt_link *l, objrt_obj *o);
+/* ---- arrays (grow.c) ---- */
+/* `arr` (capacity *cap elements of `elem` bytes) with room for `need` elements: doubled
+ * from `first` as needed. NULL with "out of memory" recorded on ctx; arr and *cap are then
+ * unchanged. Use: v = objrt_grow(...); if (!v) return -1; x->arr = v; */
+void *objrt_grow(objrt_ctx *ctx, void *arr, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* ---- the symbol model (symbols.c): what every stage asks about a symbol ---- */
+/* The global symbol `name`, entered as G_UNDEF (first seen in obj, sym) if new; OBJRT_NONE
+ * with the error recorded when out of memory. */
+uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym);
 /* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
  * base + offset, so with base 0 (before placement) it is the offset in the reservation.
  * Returns -1 when the symbol lies in a section that is not part of the image. */
 int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
                    bool *fixed);
-void objrt_obj_free(objrt_obj *o);
 /* The same "fixed" answer as objrt_sym_addr, without computing the address. */
 bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx);
+/* Can a relocation of the image refer to it? Not when it lies in a section that is not
+ * part of the image (debug info, a discarded group). */
+bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, size_t symidx);
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
-objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx);
-const objrt_arch *objrt_host_arch(void);
+/* The identity of a GOT slot or stub target, and the address it stands for. */
+objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend);
+uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k);
+/* Loaded units of ctx (newest first), then objrt_define()d names: what objrt_sym() sees. */
+void *objrt_sym_loaded(objrt_ctx *ctx, const char *name);
+/* Every place outside the unit, in the documented order (objrt.h). ctx->lock held. */
 void *objrt_lookup_external(objrt_ctx *ctx, const char *name);
-int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u);
-void objrt_link_release(objrt_link *l);
+/* libgcc_s.so.1, opened once (RTLD_LOCAL), or NULL when the system lacks it. */
+void *objrt_libgcc_s(void);
+/* Functions objrt supplies that a static link takes from libc_nonshared (builtins.c). */
+void *objrt_builtin_lookup(const char *name);
+
+/* ---- relocation sites (sites.c) ---- */
+typedef struct objrt_site {     /* one relocation of the unit, in the psABI's notation */
+    const objrt_obj *o;
+    size_t target;              /* the section it patches */
+    const Elf64_Rela *r;
+    uint32_t type;
+    size_t sym;
+    const objrt_howto *h;       /* NULL: a type the architecture does not know */
+    uint64_t S, P;              /* S: filled by whoever asks objrt_sym_addr */
+    int64_t A;
+    bool fixed;                 /* S is absolute (host, ABS, undefined weak) */
+} objrt_site;
+
+typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s, void *arg);
+/* Calls fn for every relocation of every pulled object that patches a placed section, in
+ * one fixed order; stops at the first that returns non-zero (returns -1). */
+int objrt_sites_each(objrt_link *l, objrt_site_fn fn, void *arg);
+/* "file: section S+off: relocation TYPE (type N) against 'sym': what", plus the value,
+ * target and place when `value` is given. Returns -1. */
+int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const uint64_t *value);
+
+/* ---- the loaded units of the process (registry.c) ---- */
+void objrt_registry_add(objrt_unit *u);
+void objrt_registry_remove(objrt_unit *u);
+/* ctx's units, newest first: the one after `after` (NULL: the newest), or NULL. */
+objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
+void *objrt_unit_lookup(const objrt_unit *u, const char *name);
+void *objrt_units_lookup(objrt_ctx *ctx, const char *name);
+void *objrt_dso_handle_of(const void *pc);
+
+void objrt_obj_free(objrt_obj *o);
+const objrt_arch *objrt_host_arch(void);
 void objrt_perfmap_write(const objrt_link *l);
 /* lto.c: -flto inputs (IR, no machine code) are refused with what to do instead. */
 int objrt_lto_check_bytes(objrt_link *l, const char *name, const uint8_t *d, size_t size);
 int objrt_lto_check_object(objrt_link *l, const objrt_obj *o);
 int objrt_interpose(objrt_link *l);
 
-static inline uint64_t objrt_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
 #endif

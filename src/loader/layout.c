@@ -5,7 +5,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "loader/arch.h"
 #include "loader/internal.h"
@@ -24,8 +23,8 @@ static void print_items(const objrt_link *l, FILE *out)
                 continue;
             char what[600];
             switch (it->kind) {
-            case IT_GOT:   snprintf(what, sizeof what, "GOT (%zu slots)", p->got_slots); break;
-            case IT_STUBS: snprintf(what, sizeof what, "stubs (%zu)", p->stubs); break;
+            case IT_GOT:   snprintf(what, sizeof what, "GOT (%zu slots)", p->got.n); break;
+            case IT_STUBS: snprintf(what, sizeof what, "stubs (%zu)", p->stub.n); break;
             case IT_COMMON: snprintf(what, sizeof what, "COMMON %s", l->gsyms[it->obj].name); break;
             default:
                 snprintf(what, sizeof what, "%s %s%s", l->objs[it->obj]->name,
@@ -52,8 +51,8 @@ static void print_groups(const objrt_link *l, FILE *out)
     fprintf(out, "  content %llu bytes, alignment and page rounding %llu bytes (%.1f%%)\n",
             (unsigned long long)p->used, (unsigned long long)padding,
             p->total ? 100.0 * (double)padding / (double)p->total : 0.0);
-    fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n", p->got_slots,
-            p->stubs, l->stubs_used);
+    fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n", p->got.n,
+            p->stub.n, l->stubs_used);
     if (l->tls.size || l->tls.nents)        /* handed to glibc as a TLS module at load */
         fprintf(out, "  thread-local block %llu bytes (%llu initialised, align %llu), "
                 "%zu TLS GOT entries (%llu bytes)%s\n", (unsigned long long)l->tls.size,
@@ -71,24 +70,14 @@ int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void
     if (!reach)
         return objrt_fail(ctx, "out of memory");
     pthread_mutex_lock(&ctx->lock);
-    objrt_link l = { .ctx = ctx, .arch = NULL, .reach = reach };
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = objrt_input_add_file(&l, paths[i]);
-    if (rc == 0)
-        rc = objrt_resolve(&l) || objrt_plan_layout(&l) || objrt_place(&l) ? -1 : 0;
-    if (rc == 0) {
-        l.dry_run = true;
-        rc = objrt_relocate(&l);
-    }
+    objrt_link l = { .ctx = ctx, .arch = NULL, .reach = reach, .dry_run = true };
+    int rc = objrt_link_run(&l, paths, NULL, n, OBJRT_RELOCATE, NULL);
     if (rc == 0) {
         fprintf(out, "objrt layout: %s objects\n", l.arch->name);
         print_items(&l, out);
         print_groups(&l, out);
         objrt_reach_print(reach, out);
     }
-    if (l.base)
-        munmap(l.base, l.plan.total);
     objrt_link_release(&l);
     pthread_mutex_unlock(&ctx->lock);
     free(reach);

@@ -5,7 +5,9 @@
  * stages read is known to lie inside the file: section contents, the section name table,
  * the symbol table and its strings, SHN_XINDEX entries and relocation records (their
  * offsets are checked against the patched section when applied, as the width depends on
- * the type). Parsing has no side effects beyond allocating the objrt_obj.
+ * the type). Parsing has no side effects beyond allocating the objrt_obj (and, when the
+ * link has no architecture yet, as for `objrt layout`, taking the first object's); the
+ * caller (input.c) decides what becomes of the object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +21,6 @@ static bool is_pow2_or_zero(uint64_t v) { return (v & (v - 1)) == 0; }
 static bool in_file(uint64_t off, uint64_t len, size_t size)
 {
     return off <= size && len <= size - off;
-}
-
-const char *objrt_sec_name(const objrt_obj *o, size_t shndx)
-{
-    if (shndx >= o->shnum || !o->shstr || o->sh[shndx].sh_name >= o->shstrsz)
-        return "?";
-    return o->shstr + o->sh[shndx].sh_name;
-}
-
-const char *objrt_sym_name(const objrt_obj *o, size_t symidx)
-{
-    const Elf64_Sym *s = &o->syms[symidx];
-    if (ELF64_ST_TYPE(s->st_info) == STT_SECTION)
-        return objrt_sec_name(o, objrt_sym_shndx(o, symidx));
-    return o->str + s->st_name;
 }
 
 static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_t size)
@@ -293,7 +280,7 @@ int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, siz
     o->data = data;
     o->size = size;
     o->pulled = pulled;
-    if (validate(l, o) || objrt_push_obj(l, o)) {
+    if (validate(l, o)) {
         objrt_obj_free(o);
         return -1;
     }

@@ -17,7 +17,6 @@
 #include "loader/internal.h"
 
 #define MIN_ADDR ((uint64_t)1 << 20)    /* stay clear of the NULL page region */
-#define USER_TOP ((uint64_t)1 << 47)
 
 static void *map_rw(void *hint, size_t size, int extra)
 {
@@ -78,18 +77,18 @@ static bool candidate(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t align,
     uint64_t lo = objrt_align_up(glo > wlo ? glo : wlo, align);
     if (ghi < size)
         return false;
-    uint64_t hi = ghi - size < whi ? ghi - size : whi;
-    hi &= ~(align - 1);
+    uint64_t hi = objrt_page_down(ghi - size < whi ? ghi - size : whi, align);
     if (lo > hi)
         return false;
     uint64_t mid = wlo / 2 + whi / 2;
-    *out = mid <= lo ? lo : mid >= hi ? hi : (mid & ~(align - 1));
+    *out = mid <= lo ? lo : mid >= hi ? hi : objrt_page_down(mid, align);
     return true;
 }
 
 static uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
-static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uint64_t whi)
+static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uint64_t whi,
+                                uint64_t top)
 {
     for (int attempt = 0; attempt < 4; attempt++) {   /* other threads may map meanwhile */
         size_t n;
@@ -99,7 +98,7 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
         uint64_t best = 0, mid = wlo / 2 + whi / 2, prev = MIN_ADDR;
         bool found = false;
         for (size_t i = 0; i <= n; i++) {
-            uint64_t glo = prev, ghi = i < n ? m[i].lo : USER_TOP, c;
+            uint64_t glo = prev, ghi = i < n ? m[i].lo : top, c;
             if (i < n && m[i].hi > prev)
                 prev = m[i].hi;
             if (ghi <= glo || !candidate(glo, ghi, size, align, wlo, whi, &c))
@@ -142,8 +141,8 @@ static void populate_written(objrt_link *l)
             if (it && !written)
                 continue;
             if (re > rs && (!it || it->off > re + p->page)) {
-                madvise(l->base + (rs & ~(uint64_t)(p->page - 1)), re - (rs & ~(uint64_t)(p->page - 1)),
-                        MADV_POPULATE_WRITE);
+                uint64_t start = objrt_page_down(rs, p->page);
+                madvise(l->base + start, re - start, MADV_POPULATE_WRITE);
                 rs = re = 0;
             }
             if (!it)
@@ -173,7 +172,7 @@ static void copy_contents(objrt_link *l)
 int objrt_place(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
-    bool free_choice = p->win_lo <= p->page && p->win_hi >= USER_TOP - p->total;
+    bool free_choice = p->win_lo <= p->page && p->win_hi >= l->arch->user_top - p->total;
     if (p->win_lo > p->win_hi)
         return objrt_fail(l->ctx, "no address satisfies every reference: '%s' needs the unit at "
                           "or above 0x%llx but '%s' needs it at or below 0x%llx; compile with "
@@ -186,7 +185,8 @@ int objrt_place(objrt_link *l)
     if (!free_choice && l->base &&
         ((uintptr_t)l->base < p->win_lo || (uintptr_t)l->base > p->win_hi)) {
         munmap(l->base, p->total);
-        l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi);
+        l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi,
+                                  l->arch->user_top);
     }
     if (!l->base) {
         if (free_choice)

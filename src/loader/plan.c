@@ -22,14 +22,11 @@
 #include "loader/arch.h"
 #include "loader/internal.h"
 
-#define SHT_X86_64_UNWIND_TYPE 0x70000001
-#define USER_TOP ((uint64_t)1 << 47)
-
 static bool is_eh_frame(const objrt_obj *o, size_t i)
 {
     if (o->sh[i].sh_type == SHT_NOBITS)     /* no bytes in the file to walk or register */
         return false;
-    return o->sh[i].sh_type == SHT_X86_64_UNWIND_TYPE ||
+    return o->sh[i].sh_type == SHT_X86_64_UNWIND ||
            strcmp(objrt_sec_name(o, i), ".eh_frame") == 0;
 }
 
@@ -77,14 +74,10 @@ static int add_item(objrt_link *l, objrt_item it)
     objrt_plan *p = &l->plan;
     if (!plan_add(&p->span, it.size) || !plan_add(&p->span, it.align))
         return too_large(l, &it);
-    if (p->nitems == p->capitems) {
-        size_t cap = p->capitems ? p->capitems * 2 : 64;
-        objrt_item *v = realloc(p->items, cap * sizeof *v);
-        if (!v)
-            return objrt_fail(l->ctx, "out of memory");
-        p->items = v;
-        p->capitems = cap;
-    }
+    objrt_item *v = objrt_grow(l->ctx, p->items, &p->capitems, p->nitems + 1, sizeof *v, 64);
+    if (!v)
+        return -1;
+    p->items = v;
     p->items[p->nitems++] = it;
     return 0;
 }
@@ -138,29 +131,14 @@ static int select_sections(objrt_link *l, objrt_obj *o)
     return 0;
 }
 
-/* The relocation section i of o, if it patches a placed section. */
-bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n, size_t *target)
-{
-    const Elf64_Shdr *s = &o->sh[i];
-    if (s->sh_type != SHT_RELA || !o->sec_placed[s->sh_info])
-        return false;
-    *r = (const Elf64_Rela *)(o->data + s->sh_offset);
-    *n = s->sh_size / sizeof(Elf64_Rela);
-    *target = s->sh_info;
-    return true;
-}
-
 static int add_winref(objrt_link *l, uint32_t obj, uint32_t target, const Elf64_Rela *r)
 {
     objrt_plan *p = &l->plan;
-    if (p->nwinrefs == p->capwinrefs) {
-        size_t cap = p->capwinrefs ? p->capwinrefs * 2 : 16;
-        objrt_winref *v = realloc(p->winrefs, cap * sizeof *v);
-        if (!v)
-            return objrt_fail(l->ctx, "out of memory");
-        p->winrefs = v;
-        p->capwinrefs = cap;
-    }
+    objrt_winref *v = objrt_grow(l->ctx, p->winrefs, &p->capwinrefs, p->nwinrefs + 1, sizeof *v,
+                                 16);
+    if (!v)
+        return -1;
+    p->winrefs = v;
     p->winrefs[p->nwinrefs++] = (objrt_winref){ obj, target, r };
     return 0;
 }
@@ -170,107 +148,77 @@ static bool uses_got_slot(uint8_t f)
     return f == F_GOT_PCREL || f == F_GOT_ABS || f == F_GOT_OFFSET || f == F_GOT_PAGE_PCREL;
 }
 
-static int reserve_slot(objrt_link *l, objrt_keymap *map, objrt_slotkey **keys, size_t *count,
-                        objrt_slotkey k)
+static int reserve_slot(objrt_link *l, objrt_slots *t, objrt_slotkey k)
 {
-    if (objrt_keymap_get(map, k.id, k.addend) != OBJRT_NONE)
+    if (objrt_keymap_get(&t->map, k.id, k.addend) != OBJRT_NONE)
         return 0;
-    objrt_slotkey *v = realloc(*keys, (*count + 1) * sizeof *v);
-    if (!v || objrt_keymap_put(map, k.id, k.addend, (uint32_t)*count)) {
-        if (v)
-            *keys = v;
+    objrt_slotkey *v = objrt_grow(l->ctx, t->keys, &t->cap, t->n + 1, sizeof *v, 16);
+    if (!v)
+        return -1;
+    t->keys = v;
+    if (objrt_keymap_put(&t->map, k.id, k.addend, (uint32_t)t->n))
         return objrt_fail(l->ctx, "out of memory");
-    }
-    *keys = v;
-    v[(*count)++] = k;
+    v[t->n++] = k;
     return 0;
 }
 
-static int reloc_error(objrt_link *l, const objrt_obj *o, size_t target, const Elf64_Rela *r,
-                       const char *what)
+/* What every later stage relies on: a known type that can appear in an object, patching
+ * bytes inside its section. */
+static int check_site(objrt_link *l, const objrt_site *s)
 {
-    uint32_t type = ELF64_R_TYPE(r->r_info);
-    const objrt_howto *h = objrt_howto_of(l->arch, type);
-    return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s (type %u) against '%s': %s",
-                      o->name, objrt_sec_name(o, target), (unsigned long long)r->r_offset,
-                      h ? h->name : "unknown", type,
-                      objrt_sym_name(o, ELF64_R_SYM(r->r_info)), what);
+    const Elf64_Shdr *sec = &s->o->sh[s->target];
+    if (!s->h)
+        return objrt_site_fail(l, s, "unsupported relocation type", NULL);
+    if (s->h->formula == F_TLS)
+        return objrt_site_fail(l, s, "a dynamic thread-local relocation has no meaning in a "
+                               "relocatable object", NULL);
+    if (s->r->r_offset > sec->sh_size || s->h->size > sec->sh_size - s->r->r_offset ||
+        (sec->sh_type == SHT_NOBITS && s->h->size))
+        return objrt_site_fail(l, s, "offset lies outside the section", NULL);
+    return 0;
 }
 
-/* A symbol in a section that is not part of the image (debug info, a discarded group)
- * cannot be the target of a relocation that is. */
-static bool target_is_placed(const objrt_link *l, const objrt_obj *o, size_t sym)
-{
-    if (sym >= o->first_global) {   /* the plan has not published offsets yet */
-        const objrt_gsym *g = &l->gsyms[o->gsym[sym - o->first_global]];
-        if (g->state != G_DEF)
-            return true;
-        o = l->objs[g->obj];
-        sym = g->sym;
-    }
-    uint32_t shndx = objrt_sym_shndx(o, sym);
-    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
-           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
-}
-
-/* Pass 1: validate every relocation of the unit; count GOT slots and stubs. */
-static int count_slots(objrt_link *l, objrt_obj *o)
+/* Pass 1 over the sites: validate each; count GOT slots and stubs; note the references
+ * whose value depends on where the unit goes. */
+static int count_site(objrt_link *l, objrt_site *s, void *arg)
 {
     objrt_plan *p = &l->plan;
-    for (size_t i = 1; i < o->shnum; i++) {
-        const Elf64_Rela *r;
-        size_t n, target;
-        if (!objrt_rela_of(o, i, &r, &n, &target))
-            continue;
-        for (size_t k = 0; k < n; k++) {
-            uint32_t type = ELF64_R_TYPE(r[k].r_info);
-            size_t sym = ELF64_R_SYM(r[k].r_info);
-            const objrt_howto *h = objrt_howto_of(l->arch, type);
-            if (!h)
-                return reloc_error(l, o, target, &r[k], "unsupported relocation type");
-            if (h->formula == F_TLS)
-                return reloc_error(l, o, target, &r[k], "a dynamic thread-local relocation "
-                                   "has no meaning in a relocatable object");
-            if (r[k].r_offset > o->sh[target].sh_size ||
-                h->size > o->sh[target].sh_size - r[k].r_offset ||
-                (o->sh[target].sh_type == SHT_NOBITS && h->size))
-                return reloc_error(l, o, target, &r[k], "offset lies outside the section");
-            if (h->tls && objrt_tls_note(l, o, target, &r[k], h))
-                return -1;                  /* thread-local: tls.c reserves its GOT entry */
-            if (h->tls || h->formula == F_NONE) {   /* markers (TLSDESC_CALL) name TLS too */
-                p->relocations++;
-                continue;
-            }
-            if (!target_is_placed(l, o, sym))
-                return reloc_error(l, o, target, &r[k], "symbol is in a section that is not loaded");
-            bool fixed = objrt_sym_is_fixed(l, o, sym);
-            bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
-            bool ranged = h->check != C_NONE && h->bits < 64;
-            /* A host function's address may be taken through a stub in the unit, as a
-             * static link would use a canonical PLT entry; host data has no such escape. */
-            bool canonical = ranged && fixed && (h->formula == F_PCREL || h->formula == F_ABS) &&
-                             objrt_sym_is_host_function(l, o, sym);
-            if (ranged && !canonical && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
-                add_winref(l, o->index, (uint32_t)target, &r[k]))
-                return -1;
-            p->relocations++;
-            if (h->formula == F_GOTOFF || h->formula == F_GOTPC || h->formula == F_GOT_OFFSET ||
-                h->formula == F_PLTOFF)
-                p->got_base_used = true;
-            bool got = uses_got_slot(h->formula);
-            bool stub = (h->formula == F_BRANCH && (fixed || p->internal_stubs) && sym != 0) ||
-                        canonical;
-            if (!got && !stub)
-                continue;
-            objrt_slotkey key = objrt_target_key(o, o->index, sym);
-            key.addend = l->arch->slot_addend(h, r[k].r_addend);
-            if (got && reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key))
-                return -1;
-            if (stub && (reserve_slot(l, &p->stub_map, &p->stub_keys, &p->stubs, key) ||
-                         reserve_slot(l, &p->got_map, &p->got_keys, &p->got_slots, key)))
-                return -1;
-        }
+    const objrt_howto *h = s->h;
+    (void)arg;
+    if (check_site(l, s))
+        return -1;
+    if (h->tls && objrt_tls_note(l, s->o, s->target, s->r, h))
+        return -1;                          /* thread-local: tls.c reserves its GOT entry */
+    if (h->tls || h->formula == F_NONE) {   /* markers (TLSDESC_CALL) name TLS too */
+        p->relocations++;
+        return 0;
     }
+    if (!objrt_sym_is_placed(l, s->o, s->sym))
+        return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);
+    bool fixed = objrt_sym_is_fixed(l, s->o, s->sym);
+    bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
+    bool ranged = h->check != C_NONE && h->bits < 64;
+    /* A host function's address may be taken through a stub in the unit, as a static link
+     * would use a canonical PLT entry; host data has no such escape. */
+    bool canonical = ranged && fixed && (h->formula == F_PCREL || h->formula == F_ABS) &&
+                     objrt_sym_is_host_function(l, s->o, s->sym);
+    if (ranged && !canonical && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
+        add_winref(l, s->o->index, (uint32_t)s->target, s->r))
+        return -1;
+    p->relocations++;
+    if (h->formula == F_GOTOFF || h->formula == F_GOTPC || h->formula == F_GOT_OFFSET ||
+        h->formula == F_PLTOFF)
+        p->got_base_used = true;
+    bool got = uses_got_slot(h->formula);
+    bool stub = (h->formula == F_BRANCH && (fixed || p->internal_stubs) && s->sym != 0) ||
+                canonical;
+    if (!got && !stub)
+        return 0;
+    objrt_slotkey key = objrt_sym_key(s->o, s->sym, l->arch->slot_addend(h, s->A));
+    if (got && reserve_slot(l, &p->got, key))
+        return -1;
+    if (stub && (reserve_slot(l, &p->stub, key) || reserve_slot(l, &p->got, key)))
+        return -1;
     return 0;
 }
 
@@ -372,18 +320,10 @@ static void publish_offsets(objrt_link *l)
     }
 }
 
-/* Range [min, max] of values the howto accepts, as 128-bit integers. */
-static void value_range(const objrt_howto *h, __int128 *min, __int128 *max)
-{
-    __int128 half = (__int128)1 << (h->bits - 1), full = (__int128)1 << h->bits;
-    *min = h->check == C_UNSIGNED ? 0 : -half;
-    *max = h->check == C_SIGNED ? half - 1 : full - 1;
-}
-
-static void narrow(objrt_plan *p, __int128 lo, __int128 hi, const char *why)
+static void narrow(objrt_plan *p, uint64_t top, __int128 lo, __int128 hi, const char *why)
 {
     if (lo > (__int128)p->win_lo) {
-        p->win_lo = lo > (__int128)USER_TOP ? USER_TOP : (uint64_t)lo;
+        p->win_lo = lo > (__int128)top ? top : (uint64_t)lo;
         p->win_lo_why = why;
     }
     if (hi < (__int128)p->win_hi) {
@@ -407,15 +347,15 @@ static void derive_window(objrt_link *l)
         __int128 min, max, sa = (__int128)s + r->r_addend;
         __int128 place = o->sec_off[p->winrefs[i].target] + r->r_offset;
         const char *why = objrt_sym_name(o, sym);
-        value_range(h, &min, &max);
+        objrt_howto_range(h, &min, &max);
         if (fixed) {                        /* PC-relative to a fixed address */
-            if (h->formula == F_PAGE_PCREL) {   /* page rounding of P: one 4 KiB page */
-                min += 4096;
-                max -= 4096;
+            if (h->formula == F_PAGE_PCREL) {   /* page rounding of P: one ADRP page */
+                min += OBJRT_ADRP_PAGE;
+                max -= OBJRT_ADRP_PAGE;
             }
-            narrow(p, sa - place - max, sa - place - min, why);
+            narrow(p, l->arch->user_top, sa - place - max, sa - place - min, why);
         } else {                            /* absolute reference into the unit */
-            narrow(p, min - sa, max - sa, why);
+            narrow(p, l->arch->user_top, min - sa, max - sa, why);
         }
     }
 }
@@ -431,7 +371,7 @@ static void derive_window(objrt_link *l)
 static int add_stubs(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
-    objrt_item stubs = { IT_STUBS, GRP_RX, 0, 0, 0, (uint64_t)p->stubs * l->arch->stub_size,
+    objrt_item stubs = { IT_STUBS, GRP_RX, 0, 0, 0, (uint64_t)p->stub.n * l->arch->stub_size,
                          l->arch->stub_align };
     if (!p->internal_stubs) {
         p->stub_blocks = calloc(1, sizeof *p->stub_blocks);
@@ -487,7 +427,7 @@ int objrt_plan_layout(objrt_link *l)
     if (!(p->page = plan_page_size(l)))
         return -1;
     p->win_lo = p->page;                    /* never at address 0 */
-    p->win_hi = USER_TOP;
+    p->win_hi = l->arch->user_top;
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
             return -1;
@@ -495,13 +435,12 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
-    for (size_t m = 0; m < l->nobjs; m++)
-        if (l->objs[m]->pulled && count_slots(l, l->objs[m]))
-            return -1;
-    if (p->stubs && add_stubs(l))
+    if (objrt_sites_each(l, count_site, NULL))
+        return -1;
+    if (p->stub.n && add_stubs(l))
         return -1;
     /* address slots, then the thread-local entries (tls.c) */
-    uint64_t got_size = 8 * (uint64_t)p->got_slots + l->tls.got_bytes;
+    uint64_t got_size = 8 * (uint64_t)p->got.n + l->tls.got_bytes;
     if ((got_size || p->got_base_used) &&
         add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0, got_size ? got_size : 8, 8 }))
         return -1;
@@ -513,7 +452,7 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     publish_offsets(l);
     derive_window(l);
-    if (p->win_hi >= USER_TOP - p->total)
-        p->win_hi = USER_TOP - p->total;
+    if (p->win_hi >= l->arch->user_top - p->total)
+        p->win_hi = l->arch->user_top - p->total;
     return 0;
 }

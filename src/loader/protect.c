@@ -22,7 +22,7 @@ static pthread_once_t frame_once = PTHREAD_ONCE_INIT;
 static void find_unwinder(void)
 {
     void *h = RTLD_DEFAULT;     /* NULL: it cannot double as "not found" */
-    if (!dlsym(h, "__register_frame") && !(h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL)))
+    if (!dlsym(h, "__register_frame") && !(h = objrt_libgcc_s()))
         return;
     register_frame = (frame_fn)(uintptr_t)dlsym(h, "__register_frame");
     deregister_frame = (frame_fn)(uintptr_t)dlsym(h, "__deregister_frame");

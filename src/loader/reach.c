@@ -29,8 +29,10 @@ void objrt_reach_print(const struct objrt_reach *r, FILE *out)
                     (unsigned long long)r->count[t], (unsigned long long)r->far[t], "64-bit", "-");
             continue;
         }
-        /* bits is the range of the value in bytes (ADRP: 33 bits of page difference) */
-        uint64_t limit = (uint64_t)1 << (h->check == C_SIGNED ? h->bits - 1 : h->bits);
+        /* the range is of the value in bytes (ADRP: 33 bits of page difference) */
+        __int128 min, max;
+        objrt_howto_range(h, &min, &max);
+        uint64_t limit = (uint64_t)(max + 1);
         fprintf(out, "  %-32s %8llu %#18llx %#18llx %6.2f%%\n", h->name,
                 (unsigned long long)r->count[t], (unsigned long long)r->far[t],
                 (unsigned long long)limit, 100.0 * (double)r->far[t] / (double)limit);

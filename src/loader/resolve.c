@@ -8,44 +8,10 @@
  * What the unit leaves undefined is bound outside it (objrt_lookup_external) or, if only
  * weakly referenced, to 0.
  */
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal.h"
-
-int objrt_push_obj(objrt_link *l, objrt_obj *o)
-{
-    if (l->nobjs == l->capobjs) {
-        size_t cap = l->capobjs ? l->capobjs * 2 : 16;
-        objrt_obj **v = realloc(l->objs, cap * sizeof *v);
-        if (!v)
-            return objrt_fail(l->ctx, "out of memory");
-        l->objs = v;
-        l->capobjs = cap;
-    }
-    o->index = (uint32_t)l->nobjs;
-    l->objs[l->nobjs++] = o;
-    return 0;
-}
-
-static uint32_t gsym_get_or_add(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
-{
-    if (l->ngsyms == l->capgsyms) {
-        size_t cap = l->capgsyms ? l->capgsyms * 2 : 256;
-        objrt_gsym *v = realloc(l->gsyms, cap * sizeof *v);
-        if (!v)
-            return OBJRT_NONE;
-        l->gsyms = v;
-        l->capgsyms = cap;
-    }
-    uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
-    if (g == l->ngsyms)
-        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
-                                              .state = G_UNDEF };
-    return g;
-}
 
 static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
 {
@@ -104,9 +70,9 @@ static int enter_object(objrt_link *l, objrt_obj *o)
         const char *name = o->str + s->st_name;
         if (!*name)
             return objrt_fail(l->ctx, "%s: global symbol %u has no name", o->name, i);
-        uint32_t g = gsym_get_or_add(l, name, o->index, i);
+        uint32_t g = objrt_sym_intern(l, name, o->index, i);
         if (g == OBJRT_NONE)
-            return objrt_fail(l->ctx, "out of memory");
+            return -1;
         o->gsym[k] = g;
         if (objrt_sym_shndx(o, i) != SEC_UNDEF) {
             if (define(l, &l->gsyms[g], o, i))
@@ -252,84 +218,4 @@ int objrt_resolve(objrt_link *l)
     if (rc == 1)
         rc = search_libgcc(l) ? -1 : bind_outside(l, true);
     return rc;
-}
-
-objrt_slotkey objrt_target_key(const objrt_obj *o, uint32_t objidx, size_t symidx)
-{
-    if (symidx >= o->first_global)
-        return (objrt_slotkey){ (1ull << 63) | o->gsym[symidx - o->first_global], 0 };
-    return (objrt_slotkey){ ((uint64_t)objidx << 32) | symidx, 0 };
-}
-
-static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx, uint64_t value,
-                        uint64_t *addr, bool *fixed)
-{
-    *fixed = false;
-    if (shndx == SEC_ABS) {
-        *fixed = true;
-        *addr = value;
-        return 0;
-    }
-    if (shndx == SEC_UNDEF) {
-        *fixed = true;
-        *addr = 0;
-        return 0;
-    }
-    if (shndx >= o->shnum || !o->sec_placed || !o->sec_placed[shndx])
-        return -1;
-    *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + value;
-    return 0;
-}
-
-int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
-                   bool *fixed)
-{
-    if (symidx < o->first_global)
-        return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
-                            fixed);
-    const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
-    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
-    if (*fixed) {
-        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
-            return -1;                      /* defined in a section that is not loaded */
-        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
-        return 0;
-    }
-    *addr = (uint64_t)(uintptr_t)l->base + g->off;
-    return 0;
-}
-
-bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
-{
-    if (symidx < o->first_global) {
-        uint32_t shndx = objrt_sym_shndx(o, symidx);
-        return shndx == SEC_ABS || shndx == SEC_UNDEF;
-    }
-    const objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
-    if (g->state == G_DEF)
-        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SEC_ABS;
-    return g->state == G_EXTERNAL;
-}
-
-static bool is_code_address(uint64_t addr)
-{
-    Dl_info info;
-    const ElfW(Sym) *es = NULL;
-    void *p = (void *)(uintptr_t)addr;
-    if (!addr || !dladdr1(p, &info, (void **)&es, RTLD_DL_SYMENT) || !es || info.dli_saddr != p)
-        return false;
-    int t = ELF64_ST_TYPE(es->st_info);
-    return t == STT_FUNC || t == STT_GNU_IFUNC;
-}
-
-bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
-{
-    if (symidx < o->first_global)
-        return false;
-    objrt_gsym *g = &l->gsyms[o->gsym[symidx - o->first_global]];
-    if (g->state != G_EXTERNAL)
-        return false;
-    if (g->host_func < 0)
-        g->host_func = is_code_address(g->addr);
-    return g->host_func;
 }

@@ -129,7 +129,7 @@ static objrt_slotkey entry_key(const objrt_link *l, const objrt_obj *o, const El
 {
     if (h->tls == TLS_LD)
         return (objrt_slotkey){ (uint64_t)TLS_LD << 59 | (uint64_t)1 << 58, 0 };
-    objrt_slotkey k = objrt_target_key(o, o->index, ELF64_R_SYM(r->r_info));
+    objrt_slotkey k = objrt_sym_key(o, ELF64_R_SYM(r->r_info), 0);
     k.id ^= (uint64_t)h->tls << 59;
     k.addend = l->arch->slot_addend(h, r->r_addend);
     return k;
@@ -219,7 +219,7 @@ int objrt_tls_value(const objrt_link *l, const objrt_obj *o, const Elf64_Rela *r
         return -1;
     }
     uint64_t GOT = (uintptr_t)l->base + p->got_off;
-    uint64_t G = GOT + 8 * (uint64_t)p->got_slots + t->ents[i].at;
+    uint64_t G = GOT + 8 * (uint64_t)p->got.n + t->ents[i].at;
     uint64_t rest = (uint64_t)(r->r_addend - k.addend);
     switch (h->formula) {
     case F_GOT_PCREL:      *v = G + rest - P; return 0;
@@ -476,7 +476,7 @@ int objrt_tls_load(objrt_link *l)
     if (dlinfo(t->handle, RTLD_DI_LINKMAP, &lm) != 0)
         return objrt_fail(l->ctx, "thread-local storage: dlinfo: %s", dlerror());
     const uint8_t *data = (const uint8_t *)lm->l_addr + f.data;
-    memcpy(l->base + l->plan.got_off + 8 * l->plan.got_slots, data, t->got_bytes);
+    memcpy(l->base + l->plan.got_off + 8 * l->plan.got.n, data, t->got_bytes);
     memcpy(&t->block_tpoff, data + t->got_bytes, 8);
     return 0;
 }

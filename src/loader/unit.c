@@ -1,16 +1,15 @@
 /*
  * unit.c - what remains of a load: the unit's symbol table (names copied, since inputs
- * may go away), lookups across units, and binding names outside the unit.
+ * may go away) and the checked ways into it (objrt_unit_sym, objrt_unit_slot,
+ * objrt_unit_room).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal.h"
+#include "loader/unitinfo.h"
 #include "rt_hooks.h"
-
-void *objrt_builtin_lookup(const char *name);
 
 /* How many bytes the loader itself may touch at a unit symbol: its own st_size, cut at the
  * end of its section (parse guarantees st_value <= sh_size). A symbol without a size gets
@@ -27,7 +26,7 @@ static uint64_t symbol_room(const objrt_link *l, const objrt_gsym *s)
 
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
  * not indexed: they are private to their object. */
-int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u)
+static int index_symbols(objrt_link *l, objrt_unit *u)
 {
     size_t bytes = 0, count = 0;
     for (size_t g = 0; g < l->ngsyms; g++)
@@ -58,24 +57,6 @@ int objrt_unit_index_symbols(objrt_link *l, objrt_unit *u)
         w += len;
     }
     return 0;
-}
-
-static void *unit_lookup(const objrt_unit *u, const char *name)
-{
-    uint32_t i = objrt_strmap_get(&u->syms, name);
-    return i == OBJRT_NONE ? NULL : (void *)(uintptr_t)u->addrs[i];
-}
-
-void *objrt_unit_sym(objrt_unit *u, const char *name)
-{
-    if (!u || !name)
-        return NULL;
-    pthread_mutex_lock(&u->ctx->lock);
-    void *p = unit_lookup(u, name);
-    if (!p)
-        objrt_fail(u->ctx, "undefined symbol: %s", name);
-    pthread_mutex_unlock(&u->ctx->lock);
-    return p;
 }
 
 /* Bytes from addr to the end of the permission group of the unit holding it (0: none). */
@@ -121,79 +102,38 @@ int objrt_unit_slot(objrt_unit *u, const char *name, size_t size, bool writable,
     return rc;
 }
 
-static void *defined_lookup(objrt_ctx *ctx, const char *name)
+static size_t count_items(const objrt_plan *p, int kind)
 {
-    uint32_t i = objrt_strmap_get(&ctx->defined, name);
-    return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
+    size_t n = 0;
+    for (size_t i = 0; i < p->nitems; i++)
+        n += p->items[i].kind == kind;
+    return n;
 }
 
-static void *units_lookup(objrt_ctx *ctx, const char *name)
+int objrt_unit_build(objrt_link *l, objrt_unit *u)
 {
-    for (objrt_unit *u = ctx->units; u; u = u->next) {
-        void *p = unit_lookup(u, name);
-        if (p)
-            return p;
-    }
-    return NULL;
+    u->base = l->base;
+    u->size = l->plan.total;
+    l->unit_owns_base = true;
+    memcpy(u->group_off, l->plan.group_off, sizeof u->group_off);
+    memcpy(u->group_size, l->plan.group_size, sizeof u->group_size);
+    u->eh_frames = calloc(count_items(&l->plan, IT_EH_FRAME) + 1, sizeof *u->eh_frames);
+    if (!u->eh_frames)
+        return objrt_fail(l->ctx, "out of memory");
+    return index_symbols(l, u);
 }
 
-static void *libgcc_s;
-static void open_libgcc_s(void) { libgcc_s = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL); }
-
-/* Last resort: the compiler's support library, which `cc` links implicitly and which the
- * host may not have loaded (AArch64 long double arithmetic calls __addtf3 and friends). */
-static void *compiler_support_lookup(const char *name)
+void objrt_unit_free(objrt_unit *u)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, open_libgcc_s);
-    return libgcc_s ? dlsym(libgcc_s, name) : NULL;
-}
-
-/* The resolution order outside the unit (called with ctx->lock held). */
-void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
-{
-    void *p;
-    if ((p = units_lookup(ctx, name)) || (p = defined_lookup(ctx, name)) ||
-        (p = objrt_builtin_lookup(name)) || (p = objrt_rt_lookup(name)) ||
-        (p = dlsym(RTLD_DEFAULT, name)))
-        return p;
-    for (size_t i = 0; i < ctx->nlibs; i++)
-        if ((p = dlsym(ctx->libs[i], name)))
-            return p;
-    if (ctx->resolver && (p = ctx->resolver(ctx->resolver_data, name)))
-        return p;
-    return compiler_support_lookup(name);
-}
-
-int objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data)
-{
-    if (!ctx)
-        return -1;
-    pthread_mutex_lock(&ctx->lock);
-    ctx->resolver = fn;
-    ctx->resolver_data = data;
-    pthread_mutex_unlock(&ctx->lock);
-    return 0;
-}
-
-void *objrt_sym(objrt_ctx *ctx, const char *name)
-{
-    if (!ctx || !name)
-        return NULL;
-    pthread_mutex_lock(&ctx->lock);
-    void *p = units_lookup(ctx, name);
-    if (!p)
-        p = defined_lookup(ctx, name);
-    if (!p)
-        objrt_fail(ctx, "undefined symbol: %s", name);
-    pthread_mutex_unlock(&ctx->lock);
-    return p;
-}
-
-int objrt_unit_stats(const objrt_unit *u, objrt_stats *out)
-{
-    if (!u || !out)
-        return -1;
-    *out = u->stats;
-    return 0;
+    objrt_unitinfo_detach(u);
+    objrt_unprotect_release(u);
+    objrt_memdso_close(u->tls_module, u->tls_fd);   /* after the code that reaches it */
+    objrt_memdso_close(u->export_module, u->export_fd);
+    objrt_strmap_free(&u->syms);
+    free(u->addrs);
+    free(u->room);
+    free(u->names);
+    free(u->eh_frames);
+    free(u->dtors.fn);
+    free(u);
 }

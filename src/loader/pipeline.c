@@ -1,0 +1,156 @@
+/*
+ * pipeline.c - one load, stage by stage, each stage's file entered once and in this order:
+ *
+ *   input.c, parse.c   files and buffers -> objects (archive members parsed, not yet pulled)
+ *   resolve.c          every global symbol bound; archive members pulled to a fixed point
+ *   interpose.c        with earlier_wins, weak and common definitions yield to the context's
+ *                      earlier ones
+ *   plan.c             exact layout, GOT and stubs, the window the base must lie in
+ *   place.c            one reservation in that window, contents copied
+ *   tls.c              the unit's thread-local block as a module glibc manages
+ *   relocate.c         every relocation applied (or, for `objrt layout`, only checked)
+ *   unit.c             the unit's symbol table, copied out of the inputs
+ *   protect.c          final permissions, icache, unwind registration
+ *   unitinfo.c         what debuggers and crash reports read about the unit
+ *   init.c             constructors, with the unit published in the registry
+ *
+ * and the unload that undoes a unit in reverse. Called with the context's lock held.
+ */
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "loader/internal.h"
+#include "loader/unitinfo.h"
+#include "rt_hooks.h"
+
+void __cxa_finalize(void *dso);
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+void objrt_link_release(objrt_link *l)
+{
+    objrt_input_release(l);
+    free(l->gsyms);
+    objrt_strmap_free(&l->gmap);
+    objrt_strmap_free(&l->archive_index);
+    objrt_tls_release(&l->tls);
+    objrt_keymap_free(&l->plan.got.map);
+    objrt_keymap_free(&l->plan.stub.map);
+    free(l->plan.got.keys);
+    free(l->plan.stub.keys);
+    free(l->plan.stub_blocks);
+    free(l->plan.items);
+    free(l->plan.winrefs);
+    if (l->base && !l->unit_owns_base)
+        munmap(l->base, l->plan.total);
+}
+
+static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit *u)
+{
+    switch (s) {
+    case OBJRT_RESOLVE:  return objrt_resolve(l);
+    case OBJRT_INTERPOSE: return objrt_interpose(l);
+    case OBJRT_PLAN:     return objrt_plan_layout(l);
+    case OBJRT_PLACE:    return objrt_place(l);
+    case OBJRT_TLS:      return l->dry_run ? 0 : objrt_tls_load(l);   /* layout: no module */
+    case OBJRT_RELOCATE: return objrt_relocate(l);
+    case OBJRT_UNIT:     return objrt_unit_build(l, u);
+    case OBJRT_PROTECT:  return objrt_protect(l, u);
+    case OBJRT_INFO:     return objrt_unitinfo_attach(l, u);
+    }
+    return -1;
+}
+
+int objrt_link_run(objrt_link *l, const char *const *paths, const objrt_input *inputs, size_t n,
+                   enum objrt_stage last, objrt_unit *u)
+{
+    for (size_t i = 0; i < n; i++)
+        if (paths ? objrt_input_add_file(l, paths[i]) : objrt_input_add_memory(l, &inputs[i]))
+            return -1;
+    for (int s = OBJRT_RESOLVE; s <= (int)last; s++)
+        if (run_stage(l, (enum objrt_stage)s, u))
+            return -1;
+    return 0;
+}
+
+static void fill_stats(objrt_link *l, objrt_unit *u, double t0)
+{
+    objrt_stats *s = &u->stats;
+    s->link_us = now_us() - t0;
+    for (size_t m = 0; m < l->nobjs; m++)
+        s->objects += l->objs[m]->pulled;
+    s->relocations = l->plan.relocations;
+    s->reserved_bytes = l->plan.total;
+    s->used_bytes = l->plan.used;
+    s->got_slots = l->plan.got.n;
+    s->stubs = l->plan.stub.n;
+    s->stubs_used = l->stubs_used;
+}
+
+/* Constructors run with the unit published, so they may look up its symbols. Returns -1
+ * with the unit still to be freed, -2 when it was already unloaded. */
+static int initialise(objrt_link *l, objrt_unit *u)
+{
+    char err[512] = "";
+    objrt_fnlist ctors = { 0 };
+    if (objrt_collect_init(l, u, &ctors))
+        return -1;
+    objrt_registry_add(u);
+    if (objrt_rt_before_init(u, err, sizeof err)) {
+        free(ctors.fn);
+        objrt_registry_remove(u);
+        return objrt_fail(l->ctx, "%s", err);
+    }
+    if (!l->ctx->opt.no_constructors)
+        objrt_run_fns(&ctors);
+    free(ctors.fn);
+    if (objrt_rt_after_init(u, err, sizeof err)) {
+        objrt_fail(l->ctx, "%s", err);
+        objrt_pipeline_unload(u);
+        return -2;
+    }
+    return 0;
+}
+
+objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
+                                const objrt_input *inputs, size_t n)
+{
+    double t0 = now_us();
+    objrt_link l = { .ctx = ctx, .arch = objrt_host_arch() };
+    objrt_unit *u = calloc(1, sizeof *u);
+    if (!u) {
+        objrt_fail(ctx, "out of memory");
+        return NULL;
+    }
+    u->ctx = ctx;
+    int rc = objrt_link_run(&l, paths, inputs, n, OBJRT_INFO, u);
+    if (rc == 0) {
+        u->tls_module = l.tls.handle;       /* the unit owns its TLS module from here */
+        u->tls_fd = l.tls.fd;
+        l.tls.handle = NULL;
+        fill_stats(&l, u, t0);
+        objrt_perfmap_write(&l);
+        rc = initialise(&l, u);
+    }
+    if (rc == -1)
+        objrt_unit_free(u);
+    objrt_link_release(&l);
+    return rc ? NULL : u;
+}
+
+void objrt_pipeline_unload(objrt_unit *u)
+{
+    if (!u->ctx->opt.no_constructors) {
+        __cxa_finalize(u->base);        /* atexit/__cxa_atexit handlers of this unit */
+        objrt_run_fns(&u->dtors);
+    }
+    objrt_rt_unload(u);
+    objrt_registry_remove(u);
+    objrt_unit_free(u);
+}

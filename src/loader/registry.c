@@ -1,0 +1,73 @@
+/*
+ * registry.c - the one list of loaded units, process-wide, newest first.
+ *
+ * A context's lookups walk its own units in it; objrt_dso_handle_of() (atexit from loaded
+ * code, on any thread) walks all of them. Its lock nests inside a context's lock.
+ */
+#include "loader/internal.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static objrt_unit *newest;
+
+void objrt_registry_add(objrt_unit *u)
+{
+    pthread_mutex_lock(&lock);
+    u->prev = NULL;
+    u->next = newest;
+    if (newest)
+        newest->prev = u;
+    newest = u;
+    pthread_mutex_unlock(&lock);
+}
+
+void objrt_registry_remove(objrt_unit *u)
+{
+    pthread_mutex_lock(&lock);
+    if (u->prev)
+        u->prev->next = u->next;
+    else if (newest == u)
+        newest = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    u->prev = u->next = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after)
+{
+    pthread_mutex_lock(&lock);
+    objrt_unit *u = after ? after->next : newest;
+    while (u && u->ctx != ctx)
+        u = u->next;
+    pthread_mutex_unlock(&lock);
+    return u;
+}
+
+void *objrt_unit_lookup(const objrt_unit *u, const char *name)
+{
+    uint32_t i = objrt_strmap_get(&u->syms, name);
+    return i == OBJRT_NONE ? NULL : (void *)(uintptr_t)u->addrs[i];
+}
+
+void *objrt_units_lookup(objrt_ctx *ctx, const char *name)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&lock);
+    for (const objrt_unit *u = newest; u && !p; u = u->next)
+        if (u->ctx == ctx)
+            p = objrt_unit_lookup(u, name);
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+
+/* The DSO handle (reservation base) of the unit containing pc, or NULL for the host. */
+void *objrt_dso_handle_of(const void *pc)
+{
+    void *dso = NULL;
+    pthread_mutex_lock(&lock);
+    for (const objrt_unit *u = newest; u && !dso; u = u->next)
+        if ((const uint8_t *)pc >= u->base && (const uint8_t *)pc < u->base + u->size)
+            dso = u->base;
+    pthread_mutex_unlock(&lock);
+    return dso;
+}

@@ -1,0 +1,184 @@
+/*
+ * symbols.c - the symbol model every stage shares: the unit's global symbol table, what a
+ * symbol's address is and what kind of target it is, the identity of a GOT slot or stub
+ * target, and where names the unit leaves undefined are looked up outside it.
+ *
+ * The stages ask; only resolve.c decides what a global symbol is bound to, and only
+ * plan.c says where the unit's own definitions go.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal.h"
+#include "rt_hooks.h"
+
+/* ---- the global symbol table of the unit being linked ---- */
+
+uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
+{
+    objrt_gsym *v = objrt_grow(l->ctx, l->gsyms, &l->capgsyms, l->ngsyms + 1, sizeof *v, 256);
+    if (!v)
+        return OBJRT_NONE;
+    l->gsyms = v;
+    uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
+    if (g == l->ngsyms)
+        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
+                                              .state = G_UNDEF };
+    else if (g == OBJRT_NONE)
+        objrt_fail(l->ctx, "out of memory");
+    return g;
+}
+
+/* The global behind symbol `symidx` of o, or NULL for a local symbol. */
+static objrt_gsym *global_of(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    return symidx < o->first_global ? NULL : &l->gsyms[o->gsym[symidx - o->first_global]];
+}
+
+/* ---- addresses ---- */
+
+static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx, uint64_t value,
+                        uint64_t *addr, bool *fixed)
+{
+    *fixed = shndx == SEC_ABS || shndx == SEC_UNDEF;
+    if (*fixed) {
+        *addr = shndx == SEC_ABS ? value : 0;
+        return 0;
+    }
+    if (shndx >= o->shnum || !o->sec_placed || !o->sec_placed[shndx])
+        return -1;
+    *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + value;
+    return 0;
+}
+
+int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
+                   bool *fixed)
+{
+    const objrt_gsym *g = global_of(l, o, symidx);
+    if (!g)
+        return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
+                            fixed);
+    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
+    if (*fixed) {
+        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
+            return -1;                      /* defined in a section that is not loaded */
+        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
+        return 0;
+    }
+    *addr = (uint64_t)(uintptr_t)l->base + g->off;
+    return 0;
+}
+
+/* ---- predicates ---- */
+
+bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    const objrt_gsym *g = global_of(l, o, symidx);
+    if (!g) {
+        uint32_t shndx = objrt_sym_shndx(o, symidx);
+        return shndx == SEC_ABS || shndx == SEC_UNDEF;
+    }
+    if (g->state == G_DEF)
+        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SEC_ABS;
+    return g->state == G_EXTERNAL;
+}
+
+bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    const objrt_gsym *g = global_of(l, o, symidx);
+    if (g) {                        /* asked before the plan publishes offsets */
+        if (g->state != G_DEF)
+            return true;
+        o = l->objs[g->obj];
+        symidx = g->sym;
+    }
+    uint32_t shndx = objrt_sym_shndx(o, symidx);
+    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
+           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
+}
+
+static bool is_code_address(uint64_t addr)
+{
+    Dl_info info;
+    const ElfW(Sym) *es = NULL;
+    void *p = (void *)(uintptr_t)addr;
+    if (!addr || !dladdr1(p, &info, (void **)&es, RTLD_DL_SYMENT) || !es || info.dli_saddr != p)
+        return false;
+    int t = ELF64_ST_TYPE(es->st_info);
+    return t == STT_FUNC || t == STT_GNU_IFUNC;
+}
+
+bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    objrt_gsym *g = global_of(l, o, symidx);
+    if (!g || g->state != G_EXTERNAL)
+        return false;
+    if (g->host_func < 0)
+        g->host_func = is_code_address(g->addr);
+    return g->host_func;
+}
+
+/* ---- GOT slot and stub targets ---- */
+
+objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend)
+{
+    if (symidx >= o->first_global)
+        return (objrt_slotkey){ (1ull << 63) | o->gsym[symidx - o->first_global], addend };
+    return (objrt_slotkey){ ((uint64_t)o->index << 32) | symidx, addend };
+}
+
+uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k)
+{
+    uint64_t a = 0;
+    bool fixed;
+    if (k.id >> 63) {
+        const objrt_gsym *g = &l->gsyms[(uint32_t)k.id];
+        objrt_sym_addr(l, l->objs[g->obj], g->sym, &a, &fixed);
+    } else {
+        objrt_sym_addr(l, l->objs[k.id >> 32], (uint32_t)k.id, &a, &fixed);
+    }
+    return a + (uint64_t)k.addend;
+}
+
+/* ---- names outside the unit ---- */
+
+static void *defined_lookup(objrt_ctx *ctx, const char *name)
+{
+    uint32_t i = objrt_strmap_get(&ctx->defined, name);
+    return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
+}
+
+void *objrt_sym_loaded(objrt_ctx *ctx, const char *name)
+{
+    void *p = objrt_units_lookup(ctx, name);
+    return p ? p : defined_lookup(ctx, name);
+}
+
+static void *libgcc_s;
+static void open_libgcc_s(void) { libgcc_s = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL); }
+
+void *objrt_libgcc_s(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, open_libgcc_s);
+    return libgcc_s;
+}
+
+/* The resolution order outside the unit (called with ctx->lock held). The compiler's
+ * support library comes last: `cc` links it implicitly, and the host may not have loaded
+ * it (AArch64 long double arithmetic calls __addtf3 and friends). */
+void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
+{
+    void *p;
+    if ((p = objrt_sym_loaded(ctx, name)) || (p = objrt_builtin_lookup(name)) ||
+        (p = objrt_rt_lookup(name)) || (p = dlsym(RTLD_DEFAULT, name)))
+        return p;
+    for (size_t i = 0; i < ctx->nlibs; i++)
+        if ((p = dlsym(ctx->libs[i], name)))
+            return p;
+    if (ctx->resolver && (p = ctx->resolver(ctx->resolver_data, name)))
+        return p;
+    return objrt_libgcc_s() ? dlsym(objrt_libgcc_s(), name) : NULL;
+}
