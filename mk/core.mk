@@ -1,5 +1,7 @@
-# demo and check: the README's two commands.
-demo: all
+# demo and check: the README's two commands. Both install what they need first (deps), so
+# either works as the first command on a fresh machine.
+demo: deps
+	$(MAKE) --no-print-directory all
 	bash examples/demo/run.sh $(BUILD)
 
 # Every configuration the suites run in: TARGET:SAN.

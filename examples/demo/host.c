@@ -17,6 +17,17 @@ typedef int (*median_fn)(const int *, size_t);
 
 static int failures;
 
+/* A kernel the unit must define: a missing one is a failed demo, not a crash. */
+static void *sym(objrt_unit *u, const char *name)
+{
+    void *p = objrt_unit_sym(u, name);
+    if (!p) {
+        printf("  %-10s FAIL the unit does not define it\n", name);
+        exit(1);
+    }
+    return p;
+}
+
 static void report(const char *what, int ok, const char *detail)
 {
     printf("  %-10s %-4s %s\n", what, ok ? "ok" : "FAIL", detail);
@@ -36,11 +47,11 @@ static void check_blas(objrt_unit *u)
     double dot = 0;
     for (int i = 0; i < N; i++)
         dot += (double)a[i] * b[i];
-    float got = ((dot_fn)objrt_unit_sym(u, "kernel_dot"))(a, b, N);
+    float got = ((dot_fn)sym(u, "kernel_dot"))(a, b, N);
     snprintf(msg, sizeof msg, "dot = %.2f (expected %.2f)", got, dot);
     report("dot", fabs(got - dot) < 1e-2, msg);
 
-    ((saxpy_fn)objrt_unit_sym(u, "kernel_saxpy"))(3.0f, a, y, N);
+    ((saxpy_fn)sym(u, "kernel_saxpy"))(3.0f, a, y, N);
     int same = 1;
     for (int i = 0; i < N; i++)
         same &= fabsf(y[i] - (3.0f * a[i] + ref[i])) < 1e-4f;
@@ -50,7 +61,7 @@ static void check_blas(objrt_unit *u)
         ma[i] = (float)((i * 7) % 11) - 5.0f;
     for (int i = 0; i < K * P; i++)
         mb[i] = (float)((i * 3) % 13) * 0.5f;
-    ((matmul_fn)objrt_unit_sym(u, "kernel_matmul"))(ma, mb, mc, M, P, K);
+    ((matmul_fn)sym(u, "kernel_matmul"))(ma, mb, mc, M, P, K);
     double maxerr = 0;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < P; j++) {
@@ -76,13 +87,13 @@ static void check_misc(objrt_unit *u)
         data[i] = (unsigned char)(i * 131 + 7);
         bits += __builtin_popcount(data[i]);
     }
-    long got = ((hist_fn)objrt_unit_sym(u, "kernel_histogram"))(data, N, hist);
+    long got = ((hist_fn)sym(u, "kernel_histogram"))(data, N, hist);
     snprintf(msg, sizeof msg, "%ld set bits (expected %ld), hist[7] = %u", got, bits, hist[7]);
     report("histogram", got == bits && hist[7] == 16, msg);
 
     for (int i = 0; i < 101; i++)
         v[i] = (i * 37) % 101;
-    int med = ((median_fn)objrt_unit_sym(u, "kernel_median"))(v, 101);
+    int med = ((median_fn)sym(u, "kernel_median"))(v, 101);
     snprintf(msg, sizeof msg, "median of a permutation of 0..100 = %d", med);
     report("median", med == 50, msg);
 }
@@ -90,7 +101,7 @@ static void check_misc(objrt_unit *u)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s KERNEL.o...\n", argv[0]);
+        fprintf(stderr, "usage: %s KERNEL.o|KERNELS.a...\n", argv[0]);
         return 2;
     }
     objrt_ctx *ctx = objrt_new();
