@@ -18,6 +18,10 @@
  *     const char *objrt_error(objrt_ctx *ctx);
  *     const char *objrt_unit_name(const objrt_unit *unit);
  *     int         objrt_unit_export(objrt_unit *unit);
+ *     int         objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);
+ *     int         objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
+ *     int         objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n,
+ *                                     void *out);
  *     size_t      objrt_unit_dependants(objrt_unit *unit);
  *     int         objrt_unit_foreach_sym(objrt_unit *unit, objrt_sym_visitor fn, void *data);
  *     int         objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
@@ -34,31 +38,40 @@
  *     point, so archive order does not matter). The unit is then placed in a single address
  *     reservation, relocated, given its final page permissions (never writable and
  *     executable at once), its .eh_frame registered with the unwinder, and its constructors
- *     run (.init_array in priority order, then legacy .ctors in reverse).
+ *     run in the order a static link would run them: the .init_array that ld builds from
+ *     .init_array.N and .ctors.N sections by priority, then the plain .init_array and
+ *     .ctors sections in input order (entries of a .ctors section reversed).
  *
- *     An undefined symbol is bound, in this order, to: a definition in the unit itself, a
- *     global definition in an earlier unit of the context (latest first), a symbol given to
- *     objrt_define(), the kernel runtime's exported ABI (TVMBackend* and friends, see
- *     <objrt/tvm_backend.h>), the host process (dlsym(RTLD_DEFAULT)), then each library
- *     added with objrt_add_library() in the order added, then the resolver set with
- *     objrt_set_resolver(), then the compiler's support library libgcc_s. A strong reference
- *     still undefined is then looked up in the compiler's static helper library libgcc.a,
- *     whose members join the unit as an archive's would (as `gcc` links -lgcc): the path
- *     the building compiler reported, or the environment variable OBJRT_LIBGCC (a path;
- *     "none" or "" turns this off); on AArch64 objrt finally supplies gcc's outline
- *     atomics (__aarch64_ldadd4_acq_rel, ...) itself. An undefined weak symbol that none
- *     of these define resolves to address 0. A thread-local reference is bound by glibc's
- *     dynamic linker instead (see the README, Thread-local storage).
+ *     An undefined symbol is bound, in this order, to: a definition in the unit itself
+ *     (_GLOBAL_OFFSET_TABLE_ and __dso_handle are the loader's own), a global definition
+ *     in an earlier unit of the context (latest first), a symbol given to objrt_define(),
+ *     objrt's builtins (atexit, at_quick_exit, pthread_atfork, __stack_chk_fail_local:
+ *     what a static link takes from libc_nonshared.a; objrt's register handlers against the
+ *     calling unit), the kernel runtime's exported ABI
+ *     (TVMBackend* and friends, see <objrt/tvm_backend.h>), the host process
+ *     (dlsym(RTLD_DEFAULT)), then each library added with objrt_add_library() in the order
+ *     added, then the resolver set with objrt_set_resolver(), then the compiler's support
+ *     library libgcc_s.so.1 (opened once, privately). A strong reference still undefined
+ *     is then looked up in the compiler's static helper library libgcc.a, whose members
+ *     join the unit as an archive's would (as `gcc` links -lgcc): the path the building
+ *     compiler reported, or the environment variable OBJRT_LIBGCC (a path; "none" or ""
+ *     turns this off); on AArch64 objrt finally supplies gcc's outline atomics
+ *     (__aarch64_ldadd4_acq_rel, ...) itself. An undefined weak symbol that none of these
+ *     define resolves to address 0. A thread-local reference is bound by glibc's dynamic
+ *     linker instead (see the README, Thread-local storage).
  *
  *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
  *     symbols given to objrt_define(). objrt_unit_sym() searches the global (and weak)
  *     definitions of one unit only; local (static) symbols are never exported.
  *
- *     objrt_unload() runs the unit's destructors (.fini_array in reverse, then legacy
- *     .dtors, then functions the unit registered with __cxa_atexit, atexit or
- *     at_quick_exit; its pthread_atfork handlers are dropped), deregisters its unwind and
- *     debugger information, returns its whole reservation to the system and closes its
- *     thread-local storage (glibc frees the unit's blocks in every thread).
+ *     objrt_unload() first runs the functions the unit registered with atexit(),
+ *     __cxa_atexit() or at_quick_exit() (__cxa_finalize() on the unit's DSO handle, latest
+ *     first; its pthread_atfork handlers are dropped), then its destructors (the
+ *     .fini_array ld would build from .fini_array and legacy .dtors sections, last entry
+ *     first); neither runs when the context's options say no_constructors. It then
+ *     deregisters the unit's unwind and debugger information, returns its whole
+ *     reservation to the system and closes its thread-local storage (glibc frees the
+ *     unit's blocks in every thread).
  *     It refuses (returns -1, nothing changed) while a later unit is bound to the unit:
  *     one whose undefined symbols were resolved, at load time, to an address inside it.
  *     The error names that dependant and the symbol ("cannot unload a.o: b.o is bound to
@@ -82,17 +95,22 @@
  *     naming the file (and archive member), section, offset, relocation type and symbol
  *     concerned; nothing of the failed load stays mapped or allocated. objrt_sym() returns
  *     NULL when the name is not found (objrt_unit_sym() too), with objrt_error() set to
- *     "undefined symbol: NAME". objrt_define(), objrt_add_library() and objrt_unload()
- *     return 0 on success and -1 on failure.
+ *     "undefined symbol: NAME". objrt_define(), objrt_add_library(), objrt_set_resolver(),
+ *     objrt_set_options(), objrt_unit_stats(), objrt_layout_report() and objrt_unload()
+ *     return 0 on success and -1 on failure (with objrt_error() set where there is a
+ *     context to set it on).
  *
  *     objrt_error() returns the last error recorded by the calling thread on this context
  *     ("" if none); the string stays valid until that thread's next call on the context.
  *
  * ERRORS (examples of messages)
- *     foo.o: section .text+0x1a: R_X86_64_PC32 against 'stdout': target out of reach ...
- *     foo.o: undefined symbol 'bar' (referenced from .text+0x10)
- *     libx.a(a.o): duplicate definition of 'f' (also defined in b.o)
- *     foo.o: truncated: section header table ends at 0x1240, file is 0x1000 bytes
+ *     far.o: section .text+0x1: relocation R_X86_64_32 (type 10) against 'big': value does
+ *         not fit unsigned 32 bits (value 0x7fa7ec8bc020, target 0x7fa7ec8bc020, place
+ *         0x7fa7ec8b5001)
+ *     foo.o: undefined symbol 'bar'
+ *     a.o: duplicate definition of 'f' (also defined in b.o)
+ *     t.o: truncated: section header table (12 entries at 0x1c8) ends past the end of the
+ *         file (0x2bc bytes)
  */
 #ifndef OBJRT_H
 #define OBJRT_H
