@@ -188,6 +188,16 @@ int objrt_register_packed(const char *name, TVMBackendPackedCFunc fn)
     return rc;
 }
 
+/* The packed function `name` of m, or NULL with the last error set: `missing` is the message
+ * (a format for the name). */
+static rt_func *lookup_or_error(rt_module *m, const char *name, const char *missing)
+{
+    rt_func *f = m && name ? lookup(m, name) : NULL;
+    if (!f)
+        objrt_set_last_error(missing, name ? name : "(null)");
+    return f;
+}
+
 int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out)
 {
     rt_func *f = NULL;
@@ -195,14 +205,12 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     pthread_mutex_lock(&lock);
     known = known_locked(mod_node);
     pthread_mutex_unlock(&lock);
-    if (known && func_name)
-        f = lookup(mod_node, func_name);
-    if (!known)
+    if (known)
+        f = lookup_or_error(mod_node, func_name,
+                            "TVMBackendGetFuncFromEnv: packed function '%s' not found");
+    else
         objrt_set_last_error("TVMBackendGetFuncFromEnv: %p is not a module context of objrt "
                              "(looking up '%s')", mod_node, func_name ? func_name : "(null)");
-    else if (!f)
-        objrt_set_last_error("TVMBackendGetFuncFromEnv: packed function '%s' not found",
-                             func_name ? func_name : "(null)");
     if (out)
         *out = f;
     return f ? 0 : -1;
@@ -228,17 +236,11 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *args, int *type_codes, int num
 
 TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name)
 {
-    rt_func *f = NULL;
     rt_module *m;
     pthread_mutex_lock(&lock);
     m = find_unit_locked(unit);
     pthread_mutex_unlock(&lock);
-    if (m && name)
-        f = lookup(m, name);
-    if (!f)
-        objrt_set_last_error("objrt_tvm_func: packed function '%s' not found in the unit",
-                             name ? name : "(null)");
-    return f;
+    return lookup_or_error(m, name, "objrt_tvm_func: packed function '%s' not found in the unit");
 }
 
 /* The entry's name is a string of the unit's own, terminated within `room` bytes. */
