@@ -108,6 +108,9 @@
  *         not fit unsigned 32 bits (value 0x7fa7ec8bc020, target 0x7fa7ec8bc020, place
  *         0x7fa7ec8b5001)
  *     foo.o: undefined symbol 'bar'
+ *     b.o: undefined symbol 'baz'
+ *         (every symbol nothing defines, one line each as ld reports them: at most 20,
+ *         then "and N more undefined symbols")
  *     a.o: duplicate definition of 'f' (also defined in b.o)
  *     t.o: truncated: section header table (12 entries at 0x1c8) ends past the end of the
  *         file (0x2bc bytes)

@@ -5,7 +5,7 @@
 
 #include "loader/internal.h"
 
-#define ERR_MAX 1024
+#define ERR_MAX 4096          /* room for 20 undefined symbols (resolve.c) */
 
 int objrt_fail(objrt_ctx *ctx, const char *fmt, ...)
 {

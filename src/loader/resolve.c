@@ -6,8 +6,10 @@
  * the first. Archive members join the unit when they define a symbol that some strong
  * reference still needs, repeated until nothing changes (so archive order never matters).
  * What the unit leaves undefined is bound outside it (objrt_lookup_external) or, if only
- * weakly referenced, to 0.
+ * weakly referenced, to 0; strong references nothing defines are reported together, in
+ * one error, as ld reports them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,12 +148,34 @@ static bool bind_special(objrt_gsym *g)
     return false;
 }
 
+#define UNDEF_LISTED 20        /* as many as an error names; the rest are counted */
+
+/* Every strong reference nothing defines, in one error as ld reports them: one line each
+ * ("file: undefined symbol 'name'", the first file that references it), at most
+ * UNDEF_LISTED, then how many more. */
+static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
+{
+    char msg[4096];
+    size_t at = 0;
+    for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++) {
+        int w = snprintf(msg + at, sizeof msg - at, "%s%s: undefined symbol '%s'", i ? "\n" : "",
+                         first_referrer(l, g[i]), l->gsyms[g[i]].name);
+        at += w < 0 ? 0 : (size_t)w;
+    }
+    if (n > UNDEF_LISTED && at < sizeof msg)
+        snprintf(msg + at, sizeof msg - at, "\nand %zu more undefined symbols",
+                 n - UNDEF_LISTED);
+    return objrt_fail(l->ctx, "%s", msg);
+}
+
 /* Binds what the unit leaves undefined. Before the last pass (`final` false) a strong
  * reference that nothing outside binds stays undefined and the pass returns 1: the
  * compiler's helper library may still define it. */
 static int bind_outside(objrt_link *l, bool final)
 {
     int missing = 0;
+    uint32_t undef[UNDEF_LISTED];
+    size_t nundef = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
         objrt_gsym *s = &l->gsyms[g];
         if (s->state != G_UNDEF || bind_special(s))
@@ -166,18 +190,17 @@ static int bind_outside(objrt_link *l, bool final)
         void *addr = objrt_lookup_external(l->ctx, s->name);
         if (!addr && final)
             addr = objrt_outline_atomic(s->name);   /* AArch64, when libgcc.a is absent */
-        if (!addr && s->strong_ref && !final) {
+        if (!addr && s->strong_ref) {
             missing = 1;
+            if (final && nundef++ < UNDEF_LISTED)
+                undef[nundef - 1] = (uint32_t)g;
             continue;
         }
-        if (!addr && s->strong_ref)
-            return objrt_fail(l->ctx, "%s: undefined symbol '%s'", first_referrer(l, (uint32_t)g),
-                              s->name);
         s->state = G_EXTERNAL;
         s->host_func = -1;
         s->addr = (uint64_t)(uintptr_t)addr;    /* 0 for an unresolved weak reference */
     }
-    return missing;
+    return nundef ? undefined_error(l, undef, nundef) : missing;
 }
 
 /* What is still undefined is looked up in libgcc.a, as `gcc` links -lgcc last: its members
@@ -217,5 +240,5 @@ int objrt_resolve(objrt_link *l)
     int rc = bind_outside(l, false);
     if (rc == 1)
         rc = search_libgcc(l) ? -1 : bind_outside(l, true);
-    return rc;
+    return rc == 1 ? -1 : rc;   /* cannot happen: the final pass lists what is missing */
 }
