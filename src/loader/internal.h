@@ -116,7 +116,8 @@ enum objrt_gstate {
     G_DEF,          /* defined by an object of the unit (strong, weak or unique) */
     G_COMMON,       /* tentative definition, allocated by the plan */
     G_EXTERNAL,     /* bound outside the unit: addr is final */
-    G_SPECIAL,      /* defined by the loader: _GLOBAL_OFFSET_TABLE_, __dso_handle */
+    G_SPECIAL,      /* defined by the loader: _GLOBAL_OFFSET_TABLE_, __dso_handle,
+                       __start_SEC / __stop_SEC (objrt_gsym.special) */
 };
 
 typedef struct objrt_gsym {
@@ -128,10 +129,18 @@ typedef struct objrt_gsym {
     bool strong_ref;            /* some reference is not weak: archives may be searched */
     int8_t host_func;           /* G_EXTERNAL: 1 code, 0 data, -1 not yet asked (dladdr) */
     bool placed;                /* unit symbols: `off` is valid (set by the plan) */
+    uint8_t special;            /* G_SPECIAL: enum objrt_special */
     uint64_t addr;              /* G_EXTERNAL, or a G_DEF at SHN_ABS: the final address */
     uint64_t off;               /* other unit symbols: offset in the reservation */
     uint64_t common_size, common_align;
 } objrt_gsym;
+
+enum objrt_special { SP_GOT, SP_DSO_HANDLE, SP_START, SP_STOP };
+/* The section SEC of __start_SEC / __stop_SEC. */
+static inline const char *objrt_special_section(const objrt_gsym *g)
+{
+    return g->name + (g->special == SP_START ? 8 : 7);
+}
 
 /* ---- the plan (plan.c) ---- */
 enum objrt_group { GRP_RX, GRP_R, GRP_RW, GRP_COUNT };

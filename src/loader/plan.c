@@ -289,6 +289,58 @@ static int assign_offsets(objrt_link *l)
     return 0;
 }
 
+static bool item_named(const objrt_link *l, const objrt_item *it, const char *name)
+{
+    return it->kind == IT_SECTION && strcmp(objrt_sec_name(l->objs[it->obj], it->shndx), name) == 0;
+}
+
+/* ld's output section SEC: every input section called SEC, one after another, so that
+ * __start_SEC .. __stop_SEC spans exactly them. They move up to the first of them. */
+static int gather_special_sections(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    for (size_t g = 0; g < l->ngsyms; g++) {
+        const objrt_gsym *s = &l->gsyms[g];
+        if (s->state != G_SPECIAL || s->special < SP_START)
+            continue;
+        const char *sec = objrt_special_section(s);
+        size_t first = 0, n = 0;
+        while (first < p->nitems && !item_named(l, &p->items[first], sec))
+            first++;
+        for (size_t i = first; i < p->nitems; i++) {
+            if (!item_named(l, &p->items[i], sec))
+                continue;
+            objrt_item it = p->items[i];
+            if (zero_fill(l, &it) != zero_fill(l, &p->items[first]) ||
+                it.group != p->items[first].group)
+                return objrt_fail(l->ctx, "%s: the sections called %s differ in permissions "
+                                  "or mix data with zero-fill; '%s' needs them as one",
+                                  l->objs[it.obj]->name, sec, s->name);
+            memmove(&p->items[first + n + 1], &p->items[first + n],
+                    (i - first - n) * sizeof *p->items);
+            p->items[first + n++] = it;
+        }
+    }
+    return 0;
+}
+
+/* _GLOBAL_OFFSET_TABLE_, __dso_handle (the base) and __start_/__stop_SEC. */
+static uint64_t special_offset(const objrt_link *l, const objrt_gsym *s)
+{
+    const objrt_plan *p = &l->plan;
+    if (s->special == SP_GOT || s->special == SP_DSO_HANDLE)
+        return s->special == SP_GOT ? p->got_off : 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < p->nitems; i++)
+        if (item_named(l, &p->items[i], objrt_special_section(s))) {
+            if (p->items[i].off < lo)
+                lo = p->items[i].off;
+            if (p->items[i].off + p->items[i].size > hi)
+                hi = p->items[i].off + p->items[i].size;
+        }
+    return s->special == SP_START ? lo : hi;
+}
+
 /* After offsets are known: where everything landed, for symbol addresses. */
 static void publish_offsets(objrt_link *l)
 {
@@ -311,8 +363,8 @@ static void publish_offsets(objrt_link *l)
         objrt_gsym *s = &l->gsyms[g];
         const objrt_obj *d = l->objs[s->obj];
         uint32_t shndx = s->state == G_DEF ? objrt_sym_shndx(d, s->sym) : 0;
-        if (s->state == G_SPECIAL)          /* _GLOBAL_OFFSET_TABLE_ or __dso_handle */
-            s->off = s->name[1] == 'G' ? p->got_off : 0;
+        if (s->state == G_SPECIAL)
+            s->off = special_offset(l, s);
         else if (s->state == G_DEF && shndx != SEC_ABS && d->sec_placed[shndx])
             s->off = d->sec_off[shndx] + d->syms[s->sym].st_value;
         s->placed = s->state == G_SPECIAL || s->state == G_COMMON ||
@@ -431,7 +483,7 @@ int objrt_plan_layout(objrt_link *l)
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
             return -1;
-    if (add_commons(l) || objrt_tls_layout(l))
+    if (gather_special_sections(l) || add_commons(l) || objrt_tls_layout(l))
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;

@@ -138,14 +138,48 @@ static const char *first_referrer(const objrt_link *l, uint32_t g)
     return "?";
 }
 
-/* Names the loader itself defines for the unit. */
-static bool bind_special(objrt_gsym *g)
+static bool is_c_identifier(const char *s)
 {
-    if (strcmp(g->name, "_GLOBAL_OFFSET_TABLE_") == 0 || strcmp(g->name, "__dso_handle") == 0) {
-        g->state = G_SPECIAL;
-        return true;
-    }
+    if (!*s || (*s >= '0' && *s <= '9'))
+        return false;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+/* Does an object of the unit have a section called `name` that the plan places (allocated,
+ * not a note, group or thread-local data)? */
+static bool unit_has_section(const objrt_link *l, const char *name)
+{
+    for (size_t m = 0; m < l->nobjs; m++)
+        for (size_t i = 1; l->objs[m]->pulled && i < l->objs[m]->shnum; i++) {
+            const Elf64_Shdr *s = &l->objs[m]->sh[i];
+            if ((s->sh_flags & (SHF_ALLOC | SHF_TLS)) == SHF_ALLOC && s->sh_type != SHT_NOTE &&
+                s->sh_type != SHT_GROUP && strcmp(objrt_sec_name(l->objs[m], i), name) == 0)
+                return true;
+        }
     return false;
+}
+
+/* Names the loader itself defines for the unit: the GOT, the DSO handle, and as ld does,
+ * __start_SEC and __stop_SEC around the sections called SEC when SEC is a C identifier
+ * and the unit has such a section (plan.c keeps those sections together). */
+static bool bind_special(const objrt_link *l, objrt_gsym *g)
+{
+    const char *sec = strncmp(g->name, "__start_", 8) == 0 ? g->name + 8
+                    : strncmp(g->name, "__stop_", 7) == 0 ? g->name + 7 : NULL;
+    if (strcmp(g->name, "_GLOBAL_OFFSET_TABLE_") == 0)
+        g->special = SP_GOT;
+    else if (strcmp(g->name, "__dso_handle") == 0)
+        g->special = SP_DSO_HANDLE;
+    else if (sec && is_c_identifier(sec) && unit_has_section(l, sec))
+        g->special = sec == g->name + 8 ? SP_START : SP_STOP;
+    else
+        return false;
+    g->state = G_SPECIAL;
+    return true;
 }
 
 #define UNDEF_LISTED 20        /* as many as an error names; the rest are counted */
@@ -178,7 +212,7 @@ static int bind_outside(objrt_link *l, bool final)
     size_t nundef = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
         objrt_gsym *s = &l->gsyms[g];
-        if (s->state != G_UNDEF || bind_special(s))
+        if (s->state != G_UNDEF || bind_special(l, s))
             continue;
         if (ELF64_ST_TYPE(l->objs[s->obj]->syms[s->sym].st_info) == STT_TLS) {
             /* glibc binds it when it loads the unit's TLS module (tls.c); dlsym here would
