@@ -365,11 +365,40 @@ uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_
  * Returns -1 when the symbol lies in a section that is not part of the image. */
 int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
                    bool *fixed);
-/* The same "fixed" answer as objrt_sym_addr, without computing the address. */
-bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx);
+/* The global behind symbol `symidx` of o, or NULL for a local symbol. */
+static inline objrt_gsym *objrt_sym_global(const objrt_link *l, const objrt_obj *o,
+                                           size_t symidx)
+{
+    return symidx < o->first_global ? NULL : &l->gsyms[o->gsym[symidx - o->first_global]];
+}
+/* The same "fixed" answer as objrt_sym_addr, without computing the address. Inline, as
+ * objrt_sym_is_placed: the plan asks both of every relocation. */
+static inline bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
+    if (!g) {
+        uint32_t shndx = objrt_sym_shndx(o, symidx);
+        return shndx == SEC_ABS || shndx == SEC_UNDEF;
+    }
+    if (g->state == G_DEF)
+        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SEC_ABS;
+    return g->state == G_EXTERNAL;
+}
 /* Can a relocation of the image refer to it? Not when it lies in a section that is not
- * part of the image (debug info, a discarded group). */
-bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, size_t symidx);
+ * part of the image (debug info, a discarded group). Asked before offsets are published. */
+static inline bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
+    if (g) {
+        if (g->state != G_DEF)
+            return true;
+        o = l->objs[g->obj];
+        symidx = g->sym;
+    }
+    uint32_t shndx = objrt_sym_shndx(o, symidx);
+    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
+           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
+}
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
@@ -399,9 +428,7 @@ typedef struct objrt_site {     /* one relocation of the unit, in the psABI's no
 } objrt_site;
 
 typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s, void *arg);
-/* Calls fn for every relocation of every pulled object that patches a placed section, in
- * one fixed order; stops at the first that returns non-zero (returns -1). */
-int objrt_sites_each(objrt_link *l, objrt_site_fn fn, void *arg);
+/* objrt_sites_each(l, fn, arg) - sites.h, inline so each pass's loop calls fn directly. */
 /* "file: section S+off: relocation TYPE (type N) against 'sym': what", plus the value,
  * target and place when `value` is given. Returns -1. */
 int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const uint64_t *value);

@@ -21,6 +21,7 @@
 
 #include "loader/arch.h"
 #include "loader/internal.h"
+#include "loader/sites.h"
 
 static bool is_eh_frame(const objrt_obj *o, size_t i)
 {

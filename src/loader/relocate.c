@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "loader/internal.h"
+#include "loader/sites.h"
 #include "loader/reach.h"
 
 static uint64_t page_of(uint64_t a) { return objrt_page_down(a, OBJRT_ADRP_PAGE); }

@@ -18,10 +18,12 @@
 
 uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
 {
-    objrt_gsym *v = objrt_grow(l->ctx, l->gsyms, &l->capgsyms, l->ngsyms + 1, sizeof *v, 256);
-    if (!v)
-        return OBJRT_NONE;
-    l->gsyms = v;
+    if (l->ngsyms == l->capgsyms) {         /* once per doubling: every symbol comes here */
+        objrt_gsym *v = objrt_grow(l->ctx, l->gsyms, &l->capgsyms, l->ngsyms + 1, sizeof *v, 256);
+        if (!v)
+            return OBJRT_NONE;
+        l->gsyms = v;
+    }
     uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
     if (g == l->ngsyms)
         l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
@@ -29,12 +31,6 @@ uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_
     else if (g == OBJRT_NONE)
         objrt_fail(l->ctx, "out of memory");
     return g;
-}
-
-/* The global behind symbol `symidx` of o, or NULL for a local symbol. */
-static objrt_gsym *global_of(const objrt_link *l, const objrt_obj *o, size_t symidx)
-{
-    return symidx < o->first_global ? NULL : &l->gsyms[o->gsym[symidx - o->first_global]];
 }
 
 /* ---- addresses ---- */
@@ -56,7 +52,7 @@ static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx,
 int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
                    bool *fixed)
 {
-    const objrt_gsym *g = global_of(l, o, symidx);
+    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
     if (!g)
         return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
                             fixed);
@@ -71,33 +67,8 @@ int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint6
     return 0;
 }
 
-/* ---- predicates ---- */
-
-bool objrt_sym_is_fixed(const objrt_link *l, const objrt_obj *o, size_t symidx)
-{
-    const objrt_gsym *g = global_of(l, o, symidx);
-    if (!g) {
-        uint32_t shndx = objrt_sym_shndx(o, symidx);
-        return shndx == SEC_ABS || shndx == SEC_UNDEF;
-    }
-    if (g->state == G_DEF)
-        return objrt_sym_shndx(l->objs[g->obj], g->sym) == SEC_ABS;
-    return g->state == G_EXTERNAL;
-}
-
-bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, size_t symidx)
-{
-    const objrt_gsym *g = global_of(l, o, symidx);
-    if (g) {                        /* asked before the plan publishes offsets */
-        if (g->state != G_DEF)
-            return true;
-        o = l->objs[g->obj];
-        symidx = g->sym;
-    }
-    uint32_t shndx = objrt_sym_shndx(o, symidx);
-    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
-           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
-}
+/* ---- predicates (is_fixed and is_placed, asked of every relocation, are inline in
+ * internal.h) ---- */
 
 static bool is_code_address(uint64_t addr)
 {
@@ -112,7 +83,7 @@ static bool is_code_address(uint64_t addr)
 
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
 {
-    objrt_gsym *g = global_of(l, o, symidx);
+    objrt_gsym *g = objrt_sym_global(l, o, symidx);
     if (!g || g->state != G_EXTERNAL)
         return false;
     if (g->host_func < 0)

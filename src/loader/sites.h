@@ -1,0 +1,56 @@
+/*
+ * sites.h - the relocations of a unit, one site at a time. plan.c walks them to validate and
+ * count GOT slots and stubs; relocate.c walks them again, in the same order, to apply them.
+ * Inline so that each walk calls its pass directly (the walk is the hot loop of a link).
+ */
+#ifndef OBJRT_SITES_H
+#define OBJRT_SITES_H
+
+#include "loader/internal.h"
+
+/* Relocation section i of o, if it patches a placed section. */
+static inline bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n,
+                                 size_t *target)
+{
+    const Elf64_Shdr *s = &o->sh[i];
+    if (s->sh_type != SHT_RELA || !o->sec_placed[s->sh_info])
+        return false;
+    *r = (const Elf64_Rela *)(o->data + s->sh_offset);
+    *n = s->sh_size / sizeof(Elf64_Rela);
+    *target = s->sh_info;
+    return true;
+}
+
+static inline __attribute__((always_inline)) int
+objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fn fn, void *arg)
+{
+    for (size_t i = 1; i < o->shnum; i++) {
+        const Elf64_Rela *r;
+        size_t n, target;
+        if (!objrt_rela_of(o, i, &r, &n, &target))
+            continue;
+        uint64_t sec = (uintptr_t)l->base + o->sec_off[target];
+        for (size_t k = 0; k < n; k++) {
+            objrt_site s = { .o = o, .target = target, .r = &r[k],
+                             .type = ELF64_R_TYPE(r[k].r_info), .sym = ELF64_R_SYM(r[k].r_info),
+                             .A = r[k].r_addend, .P = sec + r[k].r_offset };
+            s.h = objrt_howto_of(l->arch, s.type);
+            if (fn(l, &s, arg))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Calls fn for every relocation of every pulled object that patches a placed section, in
+ * one fixed order; stops at the first that returns non-zero (returns -1). */
+static inline __attribute__((always_inline)) int
+objrt_sites_each(objrt_link *l, objrt_site_fn fn, void *arg)
+{
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled && objrt_sites_each_in(l, l->objs[m], fn, arg))
+            return -1;
+    return 0;
+}
+
+#endif
