@@ -104,8 +104,8 @@
  *     ("" if none); the string stays valid until that thread's next call on the context.
  *
  * ERRORS (examples of messages)
- *     far.o: section .text+0x1: relocation R_X86_64_32 (type 10) against 'big': value does
- *         not fit unsigned 32 bits (value 0x7fa7ec8bc020, target 0x7fa7ec8bc020, place
+ *     far.o: section .text+0x1: relocation R_X86_64_32 against 'big': value does not fit
+ *         unsigned 32 bits (value 0x7fa7ec8bc020, target 0x7fa7ec8bc020, place
  *         0x7fa7ec8b5001)
  *     foo.o: undefined symbol 'bar'
  *     b.o: undefined symbol 'baz'

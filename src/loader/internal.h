@@ -429,8 +429,9 @@ typedef struct objrt_site {     /* one relocation of the unit, in the psABI's no
 
 typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s, void *arg);
 /* objrt_sites_each(l, fn, arg) - sites.h, inline so each pass's loop calls fn directly. */
-/* "file: section S+off: relocation TYPE (type N) against 'sym': what", plus the value,
- * target and place when `value` is given. Returns -1. */
+/* "file: section S+off: relocation R_X against 'sym': what" ("relocation unknown (type N)"
+ * for a type the backend does not know), plus the value, target and place when `value`
+ * is given. Returns -1. */
 int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const uint64_t *value);
 
 /* ---- the loaded units of the process (registry.c) ---- */

@@ -16,8 +16,10 @@ int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const 
                  (unsigned long long)s->P, s->fixed && s->h->formula == F_PCREL
                  ? "; the target is outside the unit: compile with -fPIC so it is reached "
                    "through the GOT" : "");
-    return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s (type %u) against '%s': %s%s",
+    char type[32];                  /* a known type by name, an unknown one by number */
+    snprintf(type, sizeof type, "unknown (type %u)", s->type);
+    return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s against '%s': %s%s",
                       s->o->name, objrt_sec_name(s->o, s->target),
-                      (unsigned long long)s->r->r_offset, s->h ? s->h->name : "unknown", s->type,
+                      (unsigned long long)s->r->r_offset, s->h ? s->h->name : type,
                       objrt_sym_name(s->o, s->sym), what, detail);
 }

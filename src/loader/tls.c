@@ -236,11 +236,10 @@ int objrt_tls_value(const objrt_link *l, const objrt_obj *o, const Elf64_Rela *r
 static int image_error(objrt_link *l, const objrt_obj *o, size_t target, const Elf64_Rela *r,
                        const char *what)
 {
-    const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
-    return objrt_fail(l->ctx, "%s: section %s+0x%llx: relocation %s (type %u) against '%s': %s",
-                      o->name, objrt_sec_name(o, target), (unsigned long long)r->r_offset,
-                      h ? h->name : "unknown", (unsigned)ELF64_R_TYPE(r->r_info),
-                      objrt_sym_name(o, ELF64_R_SYM(r->r_info)), what);
+    objrt_site s = { .o = o, .target = target, .r = r, .type = ELF64_R_TYPE(r->r_info),
+                     .sym = ELF64_R_SYM(r->r_info), .A = r->r_addend };
+    s.h = objrt_howto_of(l->arch, s.type);
+    return objrt_site_fail(l, &s, what, NULL);     /* the one relocation error format */
 }
 
 /* Each thread starts from this image, so only values that are the same in every thread
