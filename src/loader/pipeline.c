@@ -51,7 +51,16 @@ void objrt_link_release(objrt_link *l)
         munmap(l->base, l->plan.total);
 }
 
-static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit *u)
+/* The unit itself is made at its stage: a load that fails earlier never allocates one. */
+static int new_unit(objrt_link *l, objrt_unit **u)
+{
+    if (!(*u = calloc(1, sizeof **u)))
+        return objrt_fail(l->ctx, "out of memory");
+    (*u)->ctx = l->ctx;
+    return objrt_unit_build(l, *u);
+}
+
+static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit **u)
 {
     switch (s) {
     case OBJRT_RESOLVE:  return objrt_resolve(l);
@@ -60,15 +69,15 @@ static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit *u)
     case OBJRT_PLACE:    return objrt_place(l);
     case OBJRT_TLS:      return l->dry_run ? 0 : objrt_tls_load(l);   /* layout: no module */
     case OBJRT_RELOCATE: return objrt_relocate(l);
-    case OBJRT_UNIT:     return objrt_unit_build(l, u);
-    case OBJRT_PROTECT:  return objrt_protect(l, u);
-    case OBJRT_INFO:     return objrt_unitinfo_attach(l, u);
+    case OBJRT_UNIT:     return new_unit(l, u);
+    case OBJRT_PROTECT:  return objrt_protect(l, *u);
+    case OBJRT_INFO:     return objrt_unitinfo_attach(l, *u);
     }
     return -1;
 }
 
 int objrt_link_run(objrt_link *l, const char *const *paths, const objrt_input *inputs, size_t n,
-                   enum objrt_stage last, objrt_unit *u)
+                   enum objrt_stage last, objrt_unit **u)
 {
     for (size_t i = 0; i < n; i++)
         if (paths ? objrt_input_add_file(l, paths[i]) : objrt_input_add_memory(l, &inputs[i]))
@@ -123,13 +132,8 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
 {
     double t0 = now_us();
     objrt_link l = { .ctx = ctx, .arch = objrt_host_arch() };
-    objrt_unit *u = calloc(1, sizeof *u);
-    if (!u) {
-        objrt_fail(ctx, "out of memory");
-        return NULL;
-    }
-    u->ctx = ctx;
-    int rc = objrt_link_run(&l, paths, inputs, n, OBJRT_INFO, u);
+    objrt_unit *u = NULL;
+    int rc = objrt_link_run(&l, paths, inputs, n, OBJRT_INFO, &u);
     if (rc == 0) {
         u->tls_module = l.tls.handle;       /* the unit owns its TLS module from here */
         u->tls_fd = l.tls.fd;
@@ -138,7 +142,7 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
         objrt_perfmap_write(&l);
         rc = initialise(&l, u);
     }
-    if (rc == -1)
+    if (rc == -1 && u)
         objrt_unit_free(u);
     objrt_link_release(&l);
     return rc ? NULL : u;
