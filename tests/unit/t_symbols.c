@@ -58,6 +58,21 @@ static int run(void *arg, char *why, size_t whylen)
     return t_fails_cleanly_new((t_load_fn)arg, NULL, NULL, why, whylen);
 }
 
+/* A "failed load" that leaves a page mapped each time: t_fails_cleanly must catch it. */
+static int leaky_failure(objrt_ctx *ctx, void *arg, char *why, size_t whylen)
+{
+    (void)ctx; (void)arg; (void)why; (void)whylen;
+    return mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED;
+}
+
+static void harness_leak_is_caught(void)
+{
+    char why[512] = "";
+    int caught = !t_fails_cleanly_new(leaky_failure, NULL, NULL, why, sizeof why);
+    t_harness("symbols-harness-leftover-mapping-caught", caught, "a load leaving a page mapped "
+              "each time passed the leftover-mapping check");
+}
+
 static int provided(void) { return 41; }
 
 static int run_missing_control(void *arg, char *why, size_t whylen)
@@ -97,5 +112,6 @@ int main(int argc, char **argv)
     t_case("symbols-duplicate-strong-named", run, (void *)load_dup);
     t_case("symbols-control-one-definition-loads", run_dup_control, NULL);
     t_case("symbols-control-weak-strong-loads", run_weak_control, NULL);
+    harness_leak_is_caught();
     return t_exit_status();
 }
