@@ -26,8 +26,9 @@
  *     never waits for a worker that has no CPU. Tasks that call the barrier always run at
  *     the same time on distinct threads. OBJRT_STEAL=0 turns this off (diagnostics).
  *     A waiting thread spins while the launch makes progress, then for up to
- *     OBJRT_SPIN_US microseconds (default 200) as long as no other thread wants its
- *     CPU, then sleeps. Workers are pinned only
+ *     OBJRT_SPIN_US microseconds (default 200, at most 1000000; a value that is not a
+ *     number means the default) as long as no other thread wants its CPU, then sleeps.
+ *     Workers are pinned only
  *     when TVM_BIND_THREADS=1 (one core each) or OBJRT_CPUS lists cores ("0,2-3"). After
  *     fork() the child builds a fresh pool.
  *

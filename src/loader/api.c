@@ -9,8 +9,6 @@
 #include "loader/internal.h"
 #include "loader/unitinfo.h"
 
-static void free_error_buffer(void *p) { free(p); }
-
 objrt_ctx *objrt_new(void)
 {
     objrt_ctx *ctx = calloc(1, sizeof *ctx);
@@ -21,9 +19,7 @@ objrt_ctx *objrt_new(void)
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);  /* constructors may call back */
     int rc = pthread_mutex_init(&ctx->lock, &a);
     pthread_mutexattr_destroy(&a);
-    if (rc || pthread_key_create(&ctx->err_key, free_error_buffer)) {
-        if (!rc)
-            pthread_mutex_destroy(&ctx->lock);
+    if (rc) {
         free(ctx);
         return NULL;
     }
@@ -43,9 +39,7 @@ void objrt_free(objrt_ctx *ctx)
         free((char *)ctx->defined.keys[i]);         /* names were strdup()ed */
     objrt_strmap_free(&ctx->defined);
     free(ctx->defined_addr);
-    void *err = pthread_getspecific(ctx->err_key);
-    pthread_key_delete(ctx->err_key);
-    free(err);
+    objrt_errors_release(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

@@ -139,6 +139,9 @@ static int add_archive(objrt_link *l, const char *name, const uint8_t *data, siz
         if (member_name(l, name, h, longnames, longsz, mname, sizeof mname))
             return -1;
         snprintf(full, sizeof full, "%s(%s)", name, mname);
+        if (msize == 0)
+            return objrt_fail(l->ctx, "%s: empty archive member (at offset 0x%zx)", full,
+                              off - AR_HDR);
         if (add_object(l, full, aligned_bytes(l, m, msize), msize, false))
             return -1;
     }
@@ -157,7 +160,8 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
 
 int objrt_input_add_file(objrt_link *l, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; fstat refuses it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return objrt_fail(l->ctx, "%s: %s", path, strerror(errno));
     struct stat st;

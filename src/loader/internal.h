@@ -51,6 +51,8 @@ typedef struct objrt_howto objrt_howto;
 /* ---- errors (error.c) ---- */
 /* Record the calling thread's error on ctx; always returns -1 for `return objrt_fail(...)`. */
 int objrt_fail(objrt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+typedef struct objrt_errbuf objrt_errbuf;
+void objrt_errors_release(objrt_ctx *ctx);      /* objrt_free: every thread's buffer */
 
 /* ---- inputs (input.c) ---- */
 typedef struct objrt_blob {     /* one mapped input file, released at the end of a load */
@@ -270,7 +272,7 @@ struct objrt_unit {
 /* ---- the context (api.c) ---- */
 struct objrt_ctx {
     pthread_mutex_t lock;       /* serialises loads, unloads and lookups */
-    pthread_key_t err_key;      /* per-thread error buffer */
+    objrt_errbuf *errbufs;      /* error.c: one per thread that failed on this context */
     objrt_strmap defined;       /* objrt_define(): name -> index into defined_addr */
     void **defined_addr;
     size_t ndefined, capdefined;

@@ -204,6 +204,15 @@ static int check_relocations(objrt_link *l, objrt_obj *o, size_t i, size_t symta
     if (s->sh_info == 0 || s->sh_info >= o->shnum)
         return objrt_fail(l->ctx, "%s: section %s: applies to section %u, out of range", o->name,
                           sn, s->sh_info);
+    /* Only a section with contents can be patched; relocating a table (itself, another
+     * relocation section, the symbols) would otherwise be skipped silently, leaving the
+     * section these relocations were meant for unrelocated. */
+    uint32_t tt = o->sh[s->sh_info].sh_type;
+    if (s->sh_info == i || tt == SHT_NULL || tt == SHT_RELA || tt == SHT_REL ||
+        tt == SHT_SYMTAB || tt == SHT_STRTAB || tt == SHT_SYMTAB_SHNDX || tt == SHT_GROUP)
+        return objrt_fail(l->ctx, "%s: section %s: applies to section %s (%u), which is %s",
+                          o->name, sn, objrt_sec_name(o, s->sh_info), s->sh_info,
+                          s->sh_info == i ? "itself" : "a table, not code or data");
     const Elf64_Rela *r = (const Elf64_Rela *)(o->data + s->sh_offset);
     size_t n = s->sh_size / sizeof *r;
     for (size_t k = 0; k < n; k++)

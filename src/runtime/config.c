@@ -58,6 +58,21 @@ static int usable_cpus(int *cpus, int max)
     return n;
 }
 
+/* OBJRT_SPIN_US in nanoseconds: 200 us when unset or not a number, at most MAX_SPIN_US
+ * (beyond that a worker is better asleep; and us * 1000 must not overflow). */
+#define MAX_SPIN_US 1000000L
+static long spin_ns(const char *s)
+{
+    char *end;
+    long us;
+    if (!s || !*s)
+        return 200 * 1000L;
+    us = strtol(s, &end, 10);
+    if (*end != '\0')
+        return 200 * 1000L;
+    return (us < 0 ? 0 : us > MAX_SPIN_US ? MAX_SPIN_US : us) * 1000L;
+}
+
 static void load(void)
 {
     long threads = env_pos("TVM_NUM_THREADS");
@@ -77,9 +92,7 @@ static void load(void)
     if (threads == 0)
         threads = cfg.ncpus;
     cfg.num_threads = threads < 1 ? 1 : threads > 1024 ? 1024 : (int)threads;
-    cfg.spin_ns = spin ? atol(spin) * 1000L : 200 * 1000L;
-    if (cfg.spin_ns < 0)
-        cfg.spin_ns = 0;
+    cfg.spin_ns = spin_ns(spin);
     /* OBJRT_STEAL=0 turns stealing off: a diagnostic, and the tests' negative control */
     cfg.steal = !(getenv("OBJRT_STEAL") && strcmp(getenv("OBJRT_STEAL"), "0") == 0);
     cfg.check_align = getenv("OBJRT_CHECK_ALIGN") && strcmp(getenv("OBJRT_CHECK_ALIGN"), "0") != 0;
