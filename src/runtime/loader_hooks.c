@@ -69,11 +69,7 @@ int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
 int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen)
 {
     rt_module *m = rt_module_close_init(unit);
-    (void)err;
-    (void)errlen;
-    if (m)
-        rt_module_publish(m);
-    return 0;
+    return m ? rt_module_publish(m, err, errlen) : 0;
 }
 
 void objrt_rt_unload(objrt_unit *unit)

@@ -33,7 +33,9 @@ typedef struct rt_module {           /* what __tvm_module_ctx points to */
 rt_module *rt_module_open(objrt_unit *unit);
 /* Stop attributing; returns the unit's module (NULL if none). */
 rt_module *rt_module_close_init(objrt_unit *unit);
-void rt_module_publish(rt_module *m);
+/* Fill the unit's registered module-context addresses; -1 (message in err) when one is not a
+ * writable pointer of the unit, and then none is written. */
+int rt_module_publish(rt_module *m, char *err, size_t errlen);
 void rt_module_forget(objrt_unit *unit);
 
 /* host_api.c: the system library with `prefix` ("" for none), created on first use and

@@ -70,12 +70,17 @@ static int slot_refused(void *arg, char *why, size_t whylen)
         if (s < 0) { snprintf(why, whylen, "fixture lacks %s", b->symbol); return 0; }
         t_symbol(img, s)->st_value = (uintptr_t)&host_victim;
     }
+    char **environ_before = environ;
     objrt_ctx *ctx = objrt_new();
     objrt_unit *u = t_load_mem(ctx, b->variant, img, n);
     const char *needles[] = { "must be", NULL };
     int ok = !u && t_check_error(ctx, b->symbol, needles, why, whylen);
     if (u)
         snprintf(why, whylen, "loaded; the loader wrote into '%s'", b->symbol);
+    if (environ_before != environ) {
+        snprintf(why, whylen, "host's environ overwritten through registered '%s'", b->symbol);
+        ok = 0;
+    }
     if (host_victim != 0x1122334455667788ull) {
         snprintf(why, whylen, "host variable overwritten through absolute '%s'", b->symbol);
         ok = 0;
@@ -113,6 +118,8 @@ int main(int argc, char **argv)
         { "SLOT_RODATA", "__TVMAPISetLastError", 0 },
         { "SLOT_SMALL", "__TVMBackendAllocWorkspace", 0 },
         { "SLOT_PAST_END", "__tvm_module_ctx", 0 },
+        { "REG_HOST", "__tvm_module_ctx", 0 },       /* registrations (constructors on) */
+        { "REG_RODATA", "lib__tvm_module_ctx", 0 },
     };
     t_case("slots-control-well-formed-loads-and-fills", control_loads, NULL);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
