@@ -85,7 +85,10 @@
  *     unload. OBJRT_GDB_JIT=0 in the environment turns this off. The unit keeps, per
  *     object, a copy of its section headers, symbols, DWARF and .eh_frame (not its code or
  *     data) for gdb, objrt_addr_info() and crash reports. OBJRT_PERF_MAP=1 appends each
- *     loaded function to /tmp/perf-PID.map for perf(1).
+ *     loaded function to /tmp/perf-PID.map for perf(1) (ignored in set-user-ID programs;
+ *     the file is created mode 0600, never through a symbolic link, and written only when
+ *     it is a regular file of the caller's own that no one else can read; control
+ *     characters in names are written as \xHH).
  *
  *     A context may be used from several threads; loads are serialised per context.
  *
@@ -101,7 +104,24 @@
  *     context to set it on).
  *
  *     objrt_error() returns the last error recorded by the calling thread on this context
- *     ("" if none); the string stays valid until that thread's next call on the context.
+ *     ("" if none); the string stays valid until that thread's next call on the context
+ *     (or objrt_free() of it).
+ *
+ * NOTES (misuse, and inputs that change)
+ *     objrt_unload() of a unit that is already unloaded returns -1 and touches nothing, as
+ *     long as no later load was given the same address; every other use of a unit after
+ *     its unload (objrt_unit_sym(), its code or data, objrt_unload() of one unit from two
+ *     threads at once) is undefined, as for free(). A NULL unit or context gives -1/NULL.
+ *     objrt_load() fails with "a path is NULL" for a NULL entry of `paths`, and both loads
+ *     fail for paths/inputs NULL or n == 0; objrt_load_memory() refuses an input with NULL
+ *     data or size 0.
+ *     objrt_define() of a name defined before replaces its address for later loads; units
+ *     already loaded keep what they were bound to. objrt_define(ctx, name, NULL) fails
+ *     (-1): to bind a name to 0, reference it weakly and leave it undefined.
+ *     Files are read into memory the load owns, once: a file written or truncated by
+ *     someone else during the load is seen as one copy (or the load fails), so every check
+ *     holds for the bytes that are used, and no SIGBUS can reach the host. Buffers given
+ *     to objrt_load_memory() are used in place: they must not change during the call.
  *
  * ERRORS (examples of messages)
  *     far.o: section .text+0x1: relocation R_X86_64_32 against 'big': value does not fit

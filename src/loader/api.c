@@ -82,6 +82,8 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr)
 {
     if (!ctx || !name || !*name)
         return ctx ? objrt_fail(ctx, "objrt_define: empty name") : -1;
+    if (!addr)      /* NULL would read as "not defined here": the lookup would go on */
+        return objrt_fail(ctx, "objrt_define: '%s' given a NULL address", name);
     pthread_mutex_lock(&ctx->lock);
     int rc = define_locked(ctx, name, addr);
     pthread_mutex_unlock(&ctx->lock);
@@ -150,7 +152,7 @@ objrt_unit *objrt_load_memory(objrt_ctx *ctx, const objrt_input *inputs, size_t 
 
 int objrt_unload(objrt_unit *u)
 {
-    if (!u)
+    if (!u || !objrt_registry_has(u))   /* unloaded already: never read the pointer */
         return -1;
     objrt_ctx *ctx = u->ctx;
     pthread_mutex_lock(&ctx->lock);

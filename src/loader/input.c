@@ -1,5 +1,5 @@
 /*
- * input.c - turn files and buffers into objects: map files, split ar archives into
+ * input.c - turn files and buffers into objects: read files, split ar archives into
  * members. Archive members are parsed now (so a malformed member is reported by name)
  * but join the unit only when resolve.c pulls them.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "loader/internal.h"
@@ -158,8 +159,37 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
     return add_object(l, name, aligned_bytes(l, data, size), size, true);
 }
 
+/* The file's bytes, read into memory of our own. Not a MAP_PRIVATE mapping of the file: its
+ * pages show later writes to the file (by anyone) until copied, so bytes could change after
+ * parse validated them, and a truncation would turn the next read into SIGBUS. A copy is
+ * what every check and every later stage sees. */
+static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out)
+{
+    uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED)
+        return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int err = n < 0 ? errno : 0;
+            munmap(buf, size);
+            return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
+                              err ? strerror(err) : "file shrank while being read", got, size);
+        }
+        got += (size_t)n;
+    }
+    mprotect(buf, size, PROT_READ);     /* nothing writes inputs: keep it that way */
+    *out = buf;
+    return 0;
+}
+
 int objrt_input_add_file(objrt_link *l, const char *path)
 {
+    if (!path)
+        return objrt_fail(l->ctx, "objrt_load: a path is NULL");
     /* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; fstat refuses it */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
@@ -173,11 +203,11 @@ int objrt_input_add_file(objrt_link *l, const char *path)
         close(fd);
         return objrt_fail(l->ctx, "%s: empty file", path);
     }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int err = errno;
+    void *map = NULL;
+    int rc = read_whole(l, path, fd, (size_t)st.st_size, &map);
     close(fd);
-    if (map == MAP_FAILED)
-        return objrt_fail(l->ctx, "%s: cannot map: %s", path, strerror(err));
+    if (rc)
+        return -1;
     if (!push_blob(l, map, (size_t)st.st_size)) {
         munmap(map, (size_t)st.st_size);
         return -1;

@@ -442,6 +442,7 @@ void objrt_registry_add(objrt_unit *u);
 void objrt_registry_remove(objrt_unit *u);
 /* ctx's units, newest first: the one after `after` (NULL: the newest), or NULL. */
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
+bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
 void *objrt_unit_lookup(const objrt_unit *u, const char *name);
 void *objrt_units_lookup(objrt_ctx *ctx, const char *name);
 void *objrt_dso_handle_of(const void *pc);

@@ -33,6 +33,18 @@ void objrt_registry_remove(objrt_unit *u)
     pthread_mutex_unlock(&lock);
 }
 
+/* Is u loaded now? Compares the pointer only, so a unit already unloaded (objrt_unload
+ * twice) is never read. */
+bool objrt_registry_has(const objrt_unit *u)
+{
+    pthread_mutex_lock(&lock);
+    const objrt_unit *v = newest;
+    while (v && v != u)
+        v = v->next;
+    pthread_mutex_unlock(&lock);
+    return v != NULL;
+}
+
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after)
 {
     pthread_mutex_lock(&lock);

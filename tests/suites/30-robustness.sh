@@ -99,7 +99,7 @@ run_test() {
     return 0
 }
 
-TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group t_ar_forms t_slots t_plan_sums t_perfmap t_dos t_small"
+TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_cycles t_reserve t_init_array t_group t_ar_forms t_slots t_plan_sums t_perfmap t_dos t_small t_contracts"
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
@@ -134,6 +134,7 @@ run_test t_perfmap "$FX/basic.o" "$TMP"
 if [ "$TARGET" = x86_64 ]; then run_test t_dos; else run_test t_dos no-rss; fi
 ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
     run_test t_small "$FX/basic.o" "$TMP"
+run_test t_contracts "$FX/basic.o" "$TMP"
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     run_test t_eh_frame "$FX/basic.o"
