@@ -25,7 +25,8 @@
 
 const char *objrt_libgcc_path(void)
 {
-    const char *p = getenv("OBJRT_LIBGCC");
+    /* secure_getenv: in a set-user-ID host the variable must not choose code to load */
+    const char *p = secure_getenv("OBJRT_LIBGCC");
     if (!p)
         p = OBJRT_LIBGCC_DEFAULT;
     if (!*p || strcmp(p, "none") == 0 || access(p, R_OK) != 0)
