@@ -1,7 +1,7 @@
 /*
  * t_eh_frame - a malformed .eh_frame is refused before the unwinder sees it (issue 10,
- * defect 3). argv: basic.o (gcc: one "zR" CIE at 0, FDEs from 0x18 whose pc_begin is
- * relocated). Each case patches the file (or its .rela.eh_frame), loads it with
+ * defect 3). argv: basic.o (gcc: one "zR" CIE at 0, then FDEs whose pc_begin is
+ * relocated; the CIE is 0x14 bytes on x86_64, 0x10 on AArch64). Each case patches the file (or its .rela.eh_frame), loads it with
  * constructors off, and then calls backtrace() from the host - the unwinder walks every
  * registered section at its first search. A hostile case must be refused with an error
  * naming the object and .eh_frame; before the fix each one loaded (and some crashed the
@@ -13,26 +13,33 @@
 static unsigned char *orig;
 static size_t orig_size;
 
+enum { CIE, FDE, FDE_END, RELA };    /* what an edit's offset is relative to */
+
 typedef struct edit {
     const char *name;
-    long off;                   /* offset in .eh_frame, or -1: the edit is in .rela.eh_frame */
+    int base;                   /* CIE start, first FDE start or end; RELA: r_offset := FDE + off */
+    long off;
     unsigned bytes;             /* 1 or 4 */
     uint32_t value;
     const char *needle;         /* in the error */
 } edit;
 
-/* Layout this test relies on: gcc's CIE "zR" (version 1, aug data 0x1b at 16), FDE at 0x18. */
-static int layout_ok(unsigned char *img, char *why, size_t whylen)
+/* Layout this test relies on: gcc's CIE "zR" (version 1, aug data 0x1b at 16), then an FDE
+ * whose pc_begin (FDE+8) is the first relocation. Returns the FDE's offset, 0 if not so. */
+static size_t layout_ok(unsigned char *img, char *why, size_t whylen)
 {
     int eh = t_find_section(img, ".eh_frame"), rela = t_find_section(img, ".rela.eh_frame");
     if (eh < 0 || rela < 0) { snprintf(why, whylen, "fixture has no .eh_frame/.rela.eh_frame"); return 0; }
     const unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset;
     const Elf64_Rela *r = (const Elf64_Rela *)(img + t_shdr(img, (unsigned)rela)->sh_offset);
-    if (s[8] != 1 || memcmp(s + 9, "zR", 3) != 0 || s[16] != 0x1b || r[0].r_offset != 0x20) {
+    uint32_t cie_len;
+    memcpy(&cie_len, s, 4);
+    size_t fde = 4 + (size_t)cie_len;
+    if (s[8] != 1 || memcmp(s + 9, "zR", 3) != 0 || s[16] != 0x1b || r[0].r_offset != fde + 8) {
         snprintf(why, whylen, "fixture .eh_frame layout is not gcc's usual one");
         return 0;
     }
-    return 1;
+    return fde;
 }
 
 static int run_edit(void *arg, char *why, size_t whylen)
@@ -40,13 +47,17 @@ static int run_edit(void *arg, char *why, size_t whylen)
     const edit *e = arg;
     unsigned char *img = malloc(orig_size);
     memcpy(img, orig, orig_size);
-    if (!layout_ok(img, why, whylen)) return 0;
+    size_t fde = layout_ok(img, why, whylen);
+    if (!fde) return 0;
     unsigned char *eh = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset;
     Elf64_Rela *r = (Elf64_Rela *)(img + t_shdr(img, (unsigned)t_find_section(img, ".rela.eh_frame"))->sh_offset);
-    if (e->off >= 0)
-        memcpy(eh + e->off, &e->value, e->bytes);
+    uint32_t fde_len;
+    memcpy(&fde_len, eh + fde, 4);
+    size_t at = e->base == CIE ? 0 : e->base == FDE_END ? fde + 4 + fde_len : fde;
+    if (e->base == RELA)
+        r[0].r_offset = fde + (size_t)e->off;       /* the relocation lands elsewhere */
     else
-        r[0].r_offset = e->value;                   /* the relocation lands elsewhere */
+        memcpy(eh + at + e->off, &e->value, e->bytes);
     objrt_ctx *ctx = objrt_new();
     objrt_options opt = { .no_constructors = 1 };
     objrt_set_options(ctx, &opt);
@@ -75,20 +86,29 @@ int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: t_eh_frame basic.o\n"); return 2; }
     orig = t_read_file(argv[1], &orig_size);
-    static const edit cases[] = {
-        { "control", 0, 1, 0x14, NULL },           /* rewrites the CIE length as it is */
-        { "cie-pointer-outside-section", 0x1c, 4, 0x7ffffff0, "CIE pointer" },
-        { "cie-pointer-into-cie", 0x1c, 4, 0x14, "CIE pointer" },
-        { "cie-version-2", 8, 1, 2, "version" },
-        { "augmentation-unknown-letter", 10, 1, 'X', "augmentation" },
-        { "augmentation-no-z", 9, 1, 'R', "augmentation" },
-        { "fde-encoding-indirect", 16, 1, 0x9b, "encoding" },
-        { "fde-encoding-uleb", 16, 1, 0x01, "encoding" },
-        { "fde-range-past-unit-code", 0x24, 4, 0x10000000, "outside the unit's code" },
-        { "relocation-rewrites-fde-length", -1, 4, 0x18, "length" },
-        { "cfa-unknown-opcode", 0x2b, 1, 0x3f, "instruction" },
-        { "cfa-operand-past-record", 0x2b, 1, 0x0e, "instruction" },
+    static edit cases[] = {
+        { "control", CIE, 8, 1, 1, NULL },                 /* rewrites the version as it is */
+        { "cie-pointer-outside-section", FDE, 4, 4, 0x7ffffff0, "CIE pointer" },
+        { "cie-pointer-into-cie", FDE, 4, 4, 0, "CIE pointer" },   /* value set below */
+        { "cie-version-2", CIE, 8, 1, 2, "version" },
+        { "augmentation-unknown-letter", CIE, 10, 1, 'X', "augmentation" },
+        { "augmentation-no-z", CIE, 9, 1, 'R', "augmentation" },
+        { "fde-encoding-indirect", CIE, 16, 1, 0x9b, "encoding" },
+        { "fde-encoding-uleb", CIE, 16, 1, 0x01, "encoding" },
+        { "fde-range-past-unit-code", FDE, 12, 4, 0x10000000, "outside the unit's code" },
+        { "relocation-rewrites-fde-length", RELA, 0, 4, 0, "length" },
+        { "cfa-unknown-opcode", FDE_END, -1, 1, 0x3f, "instruction" },
+        { "cfa-operand-past-record", FDE_END, -1, 1, 0x0e, "instruction" },
     };
+    /* the FDE's CIE pointer (at FDE+4) aimed 8 bytes into the CIE: FDE + 4 - 8 */
+    {
+        unsigned char *img = malloc(orig_size);
+        memcpy(img, orig, orig_size);
+        char why[256];
+        size_t fde = layout_ok(img, why, sizeof why);
+        cases[2].value = (uint32_t)(fde + 4 - 8);
+        free(img);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[128];
         snprintf(name, sizeof name, "eh-frame-%s", cases[i].name);
