@@ -1,0 +1,49 @@
+/*
+ * fuzz_unwind.c - libFuzzer harness: unwinding after a load.
+ *
+ * A loaded unit's .eh_frame is registered with libgcc's unwinder; the unwinder parses it
+ * lazily, at the first search after registration. So after each successful load this
+ * harness walks the host's own stack (backtrace(), which makes libgcc classify every
+ * registered section) and asks the unwinder for the FDE of every symbol of the unit
+ * (_Unwind_Find_FDE, what a throw through the unit's code would ask), before unloading.
+ * Nothing of the unit runs. Build: tests/fuzz/build.sh OUTDIR.
+ */
+#include <execinfo.h>
+
+#include "fuzz_common.h"
+
+struct dwarf_eh_bases { void *tbase, *dbase, *func; };
+const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);   /* libgcc_s */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fz_init();
+    return 0;
+}
+
+static int find_fde(void *data, const char *name, void *addr)
+{
+    struct dwarf_eh_bases b;
+    (void)name;
+    *(size_t *)data += _Unwind_Find_FDE((char *)addr + 1, &b) != NULL;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    objrt_input in = { fz_is_ar(data, size) ? "fuzz.a" : "fuzz.o", data, size };
+    objrt_unit *u = objrt_load_memory(fz_ctx, &in, 1);
+    if (!u) {
+        fz_failed();
+        return 0;
+    }
+    void *frames[32];
+    size_t found = 0;
+    if (backtrace(frames, 32) < 1)
+        __builtin_trap();               /* the host's own frames must still unwind */
+    objrt_unit_foreach_sym(u, find_fde, &found);
+    objrt_unload(u);
+    return 0;
+}
