@@ -21,7 +21,7 @@ static objrt_ctx *fz_ctx;
 static void fz_init(void)
 {
     fz_ctx = objrt_new();
-    objrt_options opt = { 0, 1 };      /* system page size, no constructors */
+    objrt_options opt = { .no_constructors = 1 };     /* system page size */
     objrt_set_options(fz_ctx, &opt);
 }
 
