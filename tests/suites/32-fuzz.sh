@@ -14,6 +14,18 @@ set -u
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 FZ=$B/tests/fuzz
 NEW="fuzz_link fuzz_unwind fuzz_runtime fuzz_elf"
+# Declare every case first (tests/lib.sh): one that dies unreported is then a FAIL by name.
+for t in $NEW; do
+    for f in "$ROOT/tests/fuzz/regressions/$t"/*; do
+        [ -f "$f" ] && n=$(basename "$f") && expect "fuzz-replay-$t-${n%.*}"
+    done
+    expect "fuzz-$t-15s-no-crash"
+done
+for t in fuzz_unwind fuzz_runtime fuzz_elf; do
+    for f in "$ROOT"/tests/fuzz/regressions/*.elf; do
+        n=$(basename "$f"); expect "fuzz-replay-$t-${n%.*}"
+    done
+done
 missing=0
 for t in $NEW; do [ -x "$FZ/$t" ] || missing=1; done
 if [ "$missing" = 1 ] && ! bash "$ROOT/tests/fuzz/build.sh" "$FZ" >"$TMP/build.log" 2>&1; then
