@@ -42,6 +42,13 @@
  *     .init_array.N and .ctors.N sections by priority, then the plain .init_array and
  *     .ctors sections in input order (entries of a .ctors section reversed).
  *
+ *     COMDAT section groups (C++ template instances and inline functions) are deduplicated
+ *     as ld does: the first group of a signature, in input order (archive members in the
+ *     order they are pulled), is kept; later groups of that signature are dropped with
+ *     their relocations, and references to their symbols bind to the kept group's (a
+ *     global defined only in a dropped group is undefined, a weak one is 0).
+ *     objrt_unit_stats() reports what was dropped.
+ *
  *     An undefined symbol is bound, in this order, to: a definition in the unit itself
  *     (_GLOBAL_OFFSET_TABLE_ and __dso_handle are the loader's own), a global definition
  *     in an earlier unit of the context (latest first), a symbol given to objrt_define(),
@@ -263,6 +270,8 @@ typedef struct objrt_stats {
     size_t got_slots;
     size_t stubs;
     size_t stubs_used;       /* calls that actually went through a stub (others in reach) */
+    size_t comdat_groups_dropped;  /* COMDAT groups dropped as duplicates of a kept group */
+    size_t comdat_bytes_dropped;   /* their sections' bytes: what deduplication saved */
 } objrt_stats;
 
 int objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);

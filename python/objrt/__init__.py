@@ -43,6 +43,8 @@ class Stats:
     got_slots: int
     stubs: int
     stubs_used: int         #: calls that went through a stub (the others were in reach)
+    comdat_groups_dropped: int  #: COMDAT groups dropped as duplicates of a kept group
+    comdat_bytes_dropped: int   #: their sections' bytes: what deduplication saved
 
 
 def _name_bytes(name):

@@ -48,7 +48,9 @@ class CStats(ctypes.Structure):
     _fields_ = [("link_us", ctypes.c_double), ("objects", ctypes.c_size_t),
                 ("relocations", ctypes.c_size_t), ("reserved_bytes", ctypes.c_size_t),
                 ("used_bytes", ctypes.c_size_t), ("got_slots", ctypes.c_size_t),
-                ("stubs", ctypes.c_size_t), ("stubs_used", ctypes.c_size_t)]
+                ("stubs", ctypes.c_size_t), ("stubs_used", ctypes.c_size_t),
+                ("comdat_groups_dropped", ctypes.c_size_t),
+                ("comdat_bytes_dropped", ctypes.c_size_t)]
 
 
 class Options(ctypes.Structure):

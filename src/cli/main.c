@@ -195,8 +195,8 @@ static int cmd_run(int argc, char **argv)
         objrt_stats s;
         objrt_unit_stats(u, &s);
         fprintf(stderr, "objrt: link_us=%.1f objects=%zu relocations=%zu reserved_bytes=%zu "
-                "used_bytes=%zu\n", s.link_us, s.objects, s.relocations, s.reserved_bytes,
-                s.used_bytes);
+                "used_bytes=%zu comdat_bytes_dropped=%zu\n", s.link_us, s.objects,
+                s.relocations, s.reserved_bytes, s.used_bytes, s.comdat_bytes_dropped);
     }
     const char *entry = a.entry ? a.entry : "main";
     void *fn = objrt_unit_sym(u, entry);

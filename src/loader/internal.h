@@ -75,12 +75,15 @@ typedef struct objrt_obj {
     const char *str;            /* symbol names, last byte is NUL */
     size_t strsz;
     const Elf32_Word *xindex;   /* SHT_SYMTAB_SHNDX, or NULL */
+    uint32_t *sec_group;        /* group section (SHT_GROUP) of each section, 0 for none;
+                                   NULL when the object has no groups */
     bool pulled;                /* part of the unit (archive members start false) */
     uint32_t index;             /* position in objrt_link.objs */
     /* filled by resolve/plan */
     uint32_t *gsym;             /* global symbol index of symbol first_global + i */
     uint64_t *sec_off;          /* offset of each section in the reservation */
     uint8_t *sec_placed;        /* 1 if the section is part of the image */
+    uint8_t *sec_dropped;       /* 1: in a duplicate COMDAT group (comdat.c); NULL: none */
 } objrt_obj;
 
 /* Section index of a symbol, following SHN_XINDEX. Reserved st_shndx values come back as
@@ -239,6 +242,9 @@ typedef struct objrt_link {
     size_t stubs_used;          /* calls that went through a stub */
     struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
     objrt_tls tls;
+    objrt_strmap comdat_kept;   /* COMDAT signature -> id of the group kept (comdat.c) */
+    size_t comdat_groups_dropped;
+    uint64_t comdat_bytes_dropped;  /* SHF_ALLOC bytes of the dropped groups' sections */
 } objrt_link;
 
 /* ---- what stays after a load (unit.c) ---- */
@@ -448,6 +454,18 @@ void *objrt_units_lookup(objrt_ctx *ctx, const char *name);
 void *objrt_dso_handle_of(const void *pc);
 
 void objrt_obj_free(objrt_obj *o);
+
+/* COMDAT groups (comdat.c). resolve: the object's COMDAT groups whose signature an
+ * earlier group already has are dropped (o->sec_dropped). */
+int objrt_comdat_enter(objrt_link *l, objrt_obj *o);
+/* plan and relocate: is relocation r of section `target` against a local symbol of a
+ * dropped section? 0 no; 1 yes, in .eh_frame: write 0 (a discarded FDE); -1 an error. */
+int objrt_comdat_dropped_ref(objrt_link *l, const objrt_obj *o, size_t target,
+                             const Elf64_Rela *r);
+static inline bool objrt_sec_dropped(const objrt_obj *o, size_t shndx)
+{
+    return o->sec_dropped && shndx < o->shnum && o->sec_dropped[shndx];
+}
 const objrt_arch *objrt_host_arch(void);
 void objrt_perfmap_write(const objrt_link *l);
 /* lto.c: -flto inputs (IR, no machine code) are refused with what to do instead. */

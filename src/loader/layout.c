@@ -53,6 +53,8 @@ static void print_groups(const objrt_link *l, FILE *out)
             p->total ? 100.0 * (double)padding / (double)p->total : 0.0);
     fprintf(out, "  GOT slots %zu, stubs %zu (%zu calls needed one)\n", p->got.n,
             p->stub.n, l->stubs_used);
+    fprintf(out, "  COMDAT groups dropped as duplicates %zu, bytes saved %llu\n",
+            l->comdat_groups_dropped, (unsigned long long)l->comdat_bytes_dropped);
     if (l->tls.size || l->tls.nents)        /* handed to glibc as a TLS module at load */
         fprintf(out, "  thread-local block %llu bytes (%llu initialised, align %llu), "
                 "%zu TLS GOT entries (%llu bytes)%s\n", (unsigned long long)l->tls.size,

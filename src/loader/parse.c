@@ -248,6 +248,58 @@ static int find_symtab(objrt_link *l, objrt_obj *o, size_t *symtab)
     return 0;
 }
 
+/* Section groups (SHT_GROUP): a flag word, then member section indexes. resolve.c follows
+ * the members of COMDAT groups to drop duplicates, so every index is checked here: a member
+ * is a real section other than the group itself, a symbol table, a string table or another
+ * group, and no section belongs to two groups. o->sec_group records each section's group. */
+static int check_group(objrt_link *l, objrt_obj *o, size_t g, size_t symtab)
+{
+    const Elf64_Shdr *s = &o->sh[g];
+    const char *gn = objrt_sec_name(o, g);
+    if (s->sh_size < 4 || s->sh_size % 4 || s->sh_offset % 4)
+        return objrt_fail(l->ctx, "%s: group section %s: size %llu is not a flag word and "
+                          "4-byte member indexes", o->name, gn, (unsigned long long)s->sh_size);
+    if (s->sh_link != symtab || symtab == 0)
+        return objrt_fail(l->ctx, "%s: group section %s: links to section %u, not the symbol "
+                          "table", o->name, gn, s->sh_link);
+    if (s->sh_info == 0 || s->sh_info >= o->nsyms || !*objrt_sym_name(o, s->sh_info))
+        return objrt_fail(l->ctx, "%s: group section %s: signature symbol %u is not a named "
+                          "symbol of the %zu", o->name, gn, s->sh_info, o->nsyms);
+    const uint32_t *w = (const uint32_t *)(o->data + s->sh_offset);
+    if (w[0] & ~(uint32_t)(GRP_COMDAT | 0xfff00000u))      /* the gABI's OS and processor bits */
+        return objrt_fail(l->ctx, "%s: group section %s: unknown flags 0x%x", o->name, gn, w[0]);
+    for (size_t k = 1; k < s->sh_size / 4; k++) {
+        uint32_t m = w[k];
+        if (m == 0 || m >= o->shnum)
+            return objrt_fail(l->ctx, "%s: group section %s: member %zu is section %u, out of "
+                              "range (%zu sections)", o->name, gn, k, m, o->shnum);
+        uint32_t t = o->sh[m].sh_type;
+        if (t == SHT_GROUP || t == SHT_SYMTAB || t == SHT_SYMTAB_SHNDX || t == SHT_STRTAB)
+            return objrt_fail(l->ctx, "%s: group section %s: member %zu is section %s, a %s",
+                              o->name, gn, k, objrt_sec_name(o, m),
+                              t == SHT_GROUP ? "group" : t == SHT_STRTAB ? "string table"
+                                                                         : "symbol table");
+        if (o->sec_group[m])
+            return objrt_fail(l->ctx, "%s: section %s is a member of groups %s and %s", o->name,
+                              objrt_sec_name(o, m), objrt_sec_name(o, o->sec_group[m]), gn);
+        o->sec_group[m] = (uint32_t)g;
+    }
+    return 0;
+}
+
+static int check_groups(objrt_link *l, objrt_obj *o, size_t symtab)
+{
+    for (size_t i = 1; i < o->shnum; i++) {
+        if (o->sh[i].sh_type != SHT_GROUP)
+            continue;
+        if (!o->sec_group && !(o->sec_group = calloc(o->shnum, sizeof *o->sec_group)))
+            return objrt_fail(l->ctx, "out of memory");
+        if (check_group(l, o, i, symtab))
+            return -1;
+    }
+    return 0;
+}
+
 static int validate(objrt_link *l, objrt_obj *o)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)o->data;
@@ -255,7 +307,7 @@ static int validate(objrt_link *l, objrt_obj *o)
     if (check_header(l, o->name, o->data, o->size) || read_section_table(l, o, eh) ||
         check_sections(l, o) || find_symtab(l, o, &symtab))
         return -1;
-    if (symtab && check_symbols(l, o, symtab))
+    if ((symtab && check_symbols(l, o, symtab)) || check_groups(l, o, symtab))
         return -1;
     if (objrt_lto_check_object(l, o))
         return -1;
@@ -275,6 +327,8 @@ void objrt_obj_free(objrt_obj *o)
     free(o->gsym);
     free(o->sec_off);
     free(o->sec_placed);
+    free(o->sec_group);
+    free(o->sec_dropped);
     free(o);
 }
 

@@ -39,6 +39,7 @@ void objrt_link_release(objrt_link *l)
     free(l->gsyms);
     objrt_strmap_free(&l->gmap);
     objrt_strmap_free(&l->archive_index);
+    objrt_strmap_free(&l->comdat_kept);
     objrt_tls_release(&l->tls);
     objrt_keymap_free(&l->plan.got.map);
     objrt_keymap_free(&l->plan.stub.map);
@@ -100,6 +101,8 @@ static void fill_stats(objrt_link *l, objrt_unit *u, double t0)
     s->got_slots = l->plan.got.n;
     s->stubs = l->plan.stub.n;
     s->stubs_used = l->stubs_used;
+    s->comdat_groups_dropped = l->comdat_groups_dropped;
+    s->comdat_bytes_dropped = l->comdat_bytes_dropped;
 }
 
 /* Constructors run with the unit published, so they may look up its symbols. Returns -1

@@ -115,8 +115,9 @@ static int select_sections(objrt_link *l, objrt_obj *o)
         return objrt_fail(l->ctx, "out of memory");
     for (size_t i = 1; i < o->shnum; i++) {
         const Elf64_Shdr *s = &o->sh[i];
-        if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP)
-            continue;
+        if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP ||
+            objrt_sec_dropped(o, i))
+            continue;                       /* dropped: a duplicate COMDAT group (comdat.c) */
         if (objrt_sec_is_tls(o, i))
             continue;                       /* the TLS block, not the image (tls.c) */
         bool eh = is_eh_frame(o, i);
@@ -193,6 +194,11 @@ static int count_site(objrt_link *l, objrt_site *s, void *arg)
     if (h->tls || h->formula == F_NONE) {   /* markers (TLSDESC_CALL) name TLS too */
         p->relocations++;
         return 0;
+    }
+    int dropped = objrt_comdat_dropped_ref(l, s->o, s->target, s->r);
+    if (dropped) {                          /* an FDE of a dropped function: written as 0 */
+        p->relocations++;
+        return dropped < 0 ? -1 : 0;
     }
     if (!objrt_sym_is_placed(l, s->o, s->sym))
         return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);

@@ -140,6 +140,8 @@ static int apply(objrt_link *l, objrt_site *s, void *arg)
         const char *why;
         if (objrt_tls_value(l, s->o, s->r, s->h, s->P, &v, &why))
             return objrt_site_fail(l, s, why, NULL);
+    } else if (objrt_comdat_dropped_ref(l, s->o, s->target, s->r) > 0) {
+        v = 0;                              /* a dropped function's FDE: libgcc skips it */
     } else {
         if (objrt_sym_addr(l, s->o, s->sym, &s->S, &s->fixed))
             return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);

@@ -66,6 +66,8 @@ static int enter_object(objrt_link *l, objrt_obj *o)
     o->gsym = malloc((n ? n : 1) * sizeof *o->gsym);
     if (!o->gsym)
         return objrt_fail(l->ctx, "out of memory");
+    if (objrt_comdat_enter(l, o))
+        return -1;
     for (size_t k = 0; k < n; k++) {
         uint32_t i = (uint32_t)(o->first_global + k);
         const Elf64_Sym *s = &o->syms[i];
@@ -76,7 +78,15 @@ static int enter_object(objrt_link *l, objrt_obj *o)
         if (g == OBJRT_NONE)
             return -1;
         o->gsym[k] = g;
-        if (objrt_sym_shndx(o, i) != SEC_UNDEF) {
+        uint32_t shndx = objrt_sym_shndx(o, i);
+        if (objrt_sec_dropped(o, shndx)) {
+            /* a duplicate group's: the kept group defines it. When nothing does, a global
+             * is ld's "defined in discarded section" error, a weak one binds to 0. */
+            if (ELF64_ST_BIND(s->st_info) != STB_WEAK)
+                l->gsyms[g].strong_ref = true;
+            continue;
+        }
+        if (shndx != SEC_UNDEF) {
             if (define(l, &l->gsyms[g], o, i))
                 return -1;
         } else if (ELF64_ST_BIND(s->st_info) != STB_WEAK) {
@@ -125,16 +135,21 @@ static int pull_members(objrt_link *l)
     return 0;
 }
 
-static const char *first_referrer(const objrt_link *l, uint32_t g)
+/* The first file that references global g; *dropped says whether that file's symbol is a
+ * definition in a dropped COMDAT group (comdat.c), which the error then explains. */
+static const char *first_referrer(const objrt_link *l, uint32_t g, bool *dropped)
 {
     for (size_t m = 0; m < l->nobjs; m++) {
         const objrt_obj *o = l->objs[m];
         if (!o->pulled)
             continue;
         for (size_t k = 0; k < o->nsyms - o->first_global; k++)
-            if (o->gsym[k] == g)
+            if (o->gsym[k] == g) {
+                *dropped = objrt_sec_dropped(o, objrt_sym_shndx(o, o->first_global + k));
                 return o->name;
+            }
     }
+    *dropped = false;
     return "?";
 }
 
@@ -157,7 +172,8 @@ static bool unit_has_section(const objrt_link *l, const char *name)
         for (size_t i = 1; l->objs[m]->pulled && i < l->objs[m]->shnum; i++) {
             const Elf64_Shdr *s = &l->objs[m]->sh[i];
             if ((s->sh_flags & (SHF_ALLOC | SHF_TLS)) == SHF_ALLOC && s->sh_type != SHT_NOTE &&
-                s->sh_type != SHT_GROUP && strcmp(objrt_sec_name(l->objs[m], i), name) == 0)
+                s->sh_type != SHT_GROUP && !objrt_sec_dropped(l->objs[m], i) &&
+                strcmp(objrt_sec_name(l->objs[m], i), name) == 0)
                 return true;
         }
     return false;
@@ -192,8 +208,11 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
     char msg[4096];
     size_t at = 0;
     for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++) {
-        int w = snprintf(msg + at, sizeof msg - at, "%s%s: undefined symbol '%s'", i ? "\n" : "",
-                         first_referrer(l, g[i]), l->gsyms[g[i]].name);
+        bool dropped;
+        const char *file = first_referrer(l, g[i], &dropped);
+        int w = snprintf(msg + at, sizeof msg - at, "%s%s: undefined symbol '%s'%s", i ? "\n" : "",
+                         file, l->gsyms[g[i]].name, dropped ? " (defined there only in a "
+                         "duplicate COMDAT group, which was dropped)" : "");
         at += w < 0 ? 0 : (size_t)w;
     }
     if (n > UNDEF_LISTED && at < sizeof msg)

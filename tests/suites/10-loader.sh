@@ -64,7 +64,7 @@ else fail "legacy .ctors/.dtors order matches native: $(tr '\n' ' ' < d.txt)"; f
 
 # ---- --stats contract ------------------------------------------------------------------
 $OBJRT run --stats -e long_name_one one.o 2>stats.txt >/dev/null
-if [ "$(wc -l < stats.txt)" -eq 1 ] && grep -Eq '^objrt: link_us=[0-9]+(\.[0-9]+)? objects=1 relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+$' stats.txt
+if [ "$(wc -l < stats.txt)" -eq 1 ] && grep -Eq '^objrt: link_us=[0-9]+(\.[0-9]+)? objects=1 relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+ comdat_bytes_dropped=0$' stats.txt
 then pass "--stats prints exactly the contract line"; else fail "--stats prints exactly the contract line: $(cat stats.txt)"; fi
 
 # ---- layout report at each page size ---------------------------------------------------
