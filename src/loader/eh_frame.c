@@ -114,10 +114,20 @@ static bool enc_ok(uint8_t enc, bool indirect_ok)
 static bool get_ptr(rd *r, uint8_t enc, uint64_t *v)
 {
     unsigned n = form_size(enc);
-    uint64_t raw = 0, at = (uintptr_t)r->p;
+    uint64_t raw, at = (uintptr_t)r->p;
     if (!n || n > (uint64_t)(r->end - r->p))
         return false;
-    memcpy(&raw, r->p, n);          /* little-endian: the low bytes */
+    if (n == 8) {                   /* fixed-size copies: no call to memcpy per field */
+        memcpy(&raw, r->p, 8);
+    } else if (n == 4) {
+        uint32_t w;
+        memcpy(&w, r->p, 4);        /* little-endian: the low bytes */
+        raw = w;
+    } else {
+        uint16_t w;
+        memcpy(&w, r->p, 2);
+        raw = w;
+    }
     r->p += n;
     if ((enc & 0x08) && n < 8 && (raw >> (8 * n - 1)) & 1)      /* sdataN: sign-extend */
         raw |= ~(uint64_t)0 << (8 * n);
@@ -137,16 +147,33 @@ static bool in_unit(const objrt_link *l, uint64_t a, uint64_t n)
     return false;
 }
 
-/* Call-frame instructions up to the end of the record: known opcodes, operands inside. */
-static bool check_insns(rd *r, uint8_t fde_enc)
+/* A LEB128 operand whose value is not needed: what get_uleb accepts (at most 10 bytes,
+ * the last without the continuation bit, inside the record) without assembling it. */
+static inline bool skip_leb(rd *r)
 {
+    const uint8_t *p = r->p, *lim = r->end - p > 10 ? p + 10 : r->end;
+    while (p < lim)
+        if (!(*p++ & 0x80)) {
+            r->p = p;
+            return true;
+        }
+    return false;
+}
+
+/* Call-frame instructions up to the end of the record: known opcodes, operands inside.
+ * Hot: every FDE's program is walked on every load, so the cursor lives in a local (kept
+ * in registers) and the forms compilers emit most (advance_loc, offset, restore, the
+ * one-operand def_cfa_* forms) take the short path before the full opcode switch. */
+static bool check_insns(rd *rec, uint8_t fde_enc)
+{
+    rd c = *rec, *r = &c;
     uint64_t u;
-    uint8_t op;
-    while (get_u8(r, &op)) {
+    while (c.p < c.end) {
+        uint8_t op = *c.p++;
         bool ok = true;
         switch (op >> 6) {
         case 1: continue;                               /* advance_loc */
-        case 2: ok = get_uleb(r, &u); break;            /* offset: reg, ULEB offset */
+        case 2: ok = skip_leb(r); break;                /* offset: reg, ULEB offset */
         case 3: continue;                               /* restore */
         default:
             switch (op) {
@@ -158,21 +185,22 @@ static bool check_insns(rd *r, uint8_t fde_enc)
             case 0x04: ok = skip(r, 4); break;
             case 0x1d: ok = skip(r, 8); break;          /* MIPS_advance_loc8 */
             case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
-                ok = get_uleb(r, &u); break;            /* one ULEB */
-            case 0x13: ok = get_sleb(r); break;         /* def_cfa_offset_sf */
+                ok = skip_leb(r); break;                /* one ULEB */
+            case 0x13: ok = skip_leb(r); break;         /* def_cfa_offset_sf: one SLEB */
             case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
-                ok = get_uleb(r, &u) && get_uleb(r, &u); break;
-            case 0x11: case 0x12: case 0x15:
-                ok = get_uleb(r, &u) && get_sleb(r); break;
+                ok = skip_leb(r) && skip_leb(r); break;
+            case 0x11: case 0x12: case 0x15:            /* ULEB, SLEB */
+                ok = skip_leb(r) && skip_leb(r); break;
             case 0x0f: ok = get_uleb(r, &u) && skip(r, u); break;   /* def_cfa_expression */
             case 0x10: case 0x16:                       /* (val_)expression: reg, block */
-                ok = get_uleb(r, &u) && get_uleb(r, &u) && skip(r, u); break;
+                ok = skip_leb(r) && get_uleb(r, &u) && skip(r, u); break;
             default: return false;
             }
         }
         if (!ok)
             return false;
     }
+    *rec = c;
     return true;
 }
 
