@@ -61,7 +61,10 @@ enum keep { KEEP_BYTES, KEEP_HEADER, DROP_BYTES };
 
 static bool is_unwind(const objrt_obj *o, size_t i)
 {
-    return strcmp(objrt_sec_name(o, i), ".eh_frame") == 0 || o->sh[i].sh_type == 0x70000001;
+    if (o->sh[i].sh_type == 0x70000001)         /* SHT_X86_64_UNWIND */
+        return true;
+    const char *n = objrt_sec_name(o, i);       /* asked twice per section of every image: */
+    return n[0] == '.' && n[1] == 'e' && strcmp(n, ".eh_frame") == 0;  /* reject cheaply */
 }
 
 static enum keep keep_of(const objrt_obj *o, size_t i)

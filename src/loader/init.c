@@ -30,7 +30,11 @@ static int classify(const char *name, unsigned *prio, bool *legacy)
         { ".init_array", GROUP_INIT, false }, { ".fini_array", GROUP_FINI, false },
         { ".ctors", GROUP_INIT, true },       { ".dtors", GROUP_FINI, true },
     };
+    if (name[0] != '.')                 /* every item of every load comes here */
+        return GROUP_NONE;
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (name[1] != k[i].name[1])    /* cheap reject before the calls */
+            continue;
         size_t n = strlen(k[i].name);
         if (strncmp(name, k[i].name, n) != 0)
             continue;

@@ -43,8 +43,10 @@ static bool has_slim_marker(const objrt_obj *o)
 int objrt_lto_check_object(objrt_link *l, const objrt_obj *o)
 {
     bool gimple = false;
-    for (size_t i = 1; i < o->shnum && !gimple; i++)
-        gimple = strncmp(objrt_sec_name(o, i), ".gnu.lto_", 9) == 0;
+    for (size_t i = 1; i < o->shnum && !gimple; i++) {
+        const char *n = objrt_sec_name(o, i);   /* every section of every input: reject */
+        gimple = n[0] == '.' && n[1] == 'g' && strncmp(n, ".gnu.lto_", 9) == 0;   /* cheaply */
+    }
     if (gimple && (has_slim_marker(o) || !has_code(o)))
         return objrt_fail(l->ctx, "%s: GCC LTO bytecode only (compiled with -flto), no machine "
                           "code: %s", o->name, gcc_hint);
