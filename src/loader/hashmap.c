@@ -132,6 +132,28 @@ static int strmap_grow(objrt_strmap *m)
     return 0;
 }
 
+int objrt_strmap_reserve(objrt_strmap *m, size_t n)
+{
+    if (m->n)
+        return 0;
+    size_t cap = 64;
+    while (cap < (n + 1) * 2) {               /* the load bound strmap_put keeps */
+        if (cap > SIZE_MAX / 32)
+            return -1;
+        cap *= 2;
+    }
+    if (cap <= m->cap)
+        return 0;
+    objrt_strmap g = { calloc(cap, sizeof(char *)), malloc(cap * 4), malloc(cap * 4), cap, 0 };
+    if (!g.keys || !g.vals || !g.hashes) {
+        objrt_strmap_free(&g);
+        return -1;
+    }
+    objrt_strmap_free(m);
+    *m = g;
+    return 0;
+}
+
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val)
 {
     return objrt_strmap_put_hashed(m, key, hash_str(key), val);

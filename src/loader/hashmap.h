@@ -27,6 +27,9 @@ int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val);
 uint32_t objrt_strmap_intern(objrt_strmap *m, const char *key, uint32_t val, uint32_t *hash);
 /* Insert a key whose hash is already known (from objrt_strmap_intern on another map). */
 int objrt_strmap_put_hashed(objrt_strmap *m, const char *key, uint32_t hash, uint32_t val);
+/* Size an empty map for n keys at once (no rehash while they go in); 0, or -1 when out of
+ * memory. A map that already holds keys is left as it is. */
+int objrt_strmap_reserve(objrt_strmap *m, size_t n);
 void objrt_strmap_free(objrt_strmap *m);
 
 uint32_t objrt_keymap_get(const objrt_keymap *m, uint64_t id, int64_t addend);

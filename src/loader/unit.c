@@ -37,7 +37,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     u->names = malloc(bytes ? bytes : 1);
     u->addrs = malloc((count ? count : 1) * sizeof *u->addrs);
     u->room = malloc((count ? count : 1) * sizeof *u->room);
-    if (!u->names || !u->addrs || !u->room)
+    if (!u->names || !u->addrs || !u->room || objrt_strmap_reserve(&u->syms, count))
         return objrt_fail(l->ctx, "out of memory");
     char *w = u->names;
     uint32_t n = 0;
