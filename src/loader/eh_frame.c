@@ -162,8 +162,8 @@ static inline bool skip_leb(rd *r)
 
 /* Call-frame instructions up to the end of the record: known opcodes, operands inside.
  * Hot: every FDE's program is walked on every load, so the cursor lives in a local (kept
- * in registers) and the forms compilers emit most (advance_loc, offset, restore, the
- * one-operand def_cfa_* forms) take the short path before the full opcode switch. */
+ * in registers) and the forms compilers emit most (advance_loc, offset, restore,
+ * def_cfa_offset, nop) are decided before the full opcode switch. */
 static bool check_insns(rd *rec, uint8_t fde_enc)
 {
     rd c = *rec, *r = &c;
@@ -171,31 +171,35 @@ static bool check_insns(rd *rec, uint8_t fde_enc)
     while (c.p < c.end) {
         uint8_t op = *c.p++;
         bool ok = true;
-        switch (op >> 6) {
-        case 1: continue;                               /* advance_loc */
-        case 2: ok = skip_leb(r); break;                /* offset: reg, ULEB offset */
-        case 3: continue;                               /* restore */
-        default:
-            switch (op) {
-            case 0x00: case 0x0a: case 0x0b: case 0x2d: break;     /* nop, remember/restore
-                                                       state, window_save/negate_ra_state */
-            case 0x01: ok = get_ptr(r, fde_enc & ~PE_APP, &u); break;  /* set_loc */
-            case 0x02: ok = skip(r, 1); break;          /* advance_loc1 */
-            case 0x03: ok = skip(r, 2); break;
-            case 0x04: ok = skip(r, 4); break;
-            case 0x1d: ok = skip(r, 8); break;          /* MIPS_advance_loc8 */
-            case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
-                ok = skip_leb(r); break;                /* one ULEB */
-            case 0x13: ok = skip_leb(r); break;         /* def_cfa_offset_sf: one SLEB */
-            case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
-                ok = skip_leb(r) && skip_leb(r); break;
-            case 0x11: case 0x12: case 0x15:            /* ULEB, SLEB */
-                ok = skip_leb(r) && skip_leb(r); break;
-            case 0x0f: ok = get_uleb(r, &u) && skip(r, u); break;   /* def_cfa_expression */
-            case 0x10: case 0x16:                       /* (val_)expression: reg, block */
-                ok = skip_leb(r) && get_uleb(r, &u) && skip(r, u); break;
-            default: return false;
-            }
+        if (op >= 0x40) {                               /* operand in the opcode byte */
+            if ((op & 0xc0) == 0x80 && !skip_leb(r))    /* offset: reg, ULEB offset */
+                return false;
+            continue;                                   /* advance_loc, restore */
+        }
+        if (op == 0x0e || op == 0x00) {                 /* def_cfa_offset, nop: the most */
+            if (op && !skip_leb(r))                     /* frequent of the rest */
+                return false;
+            continue;
+        }
+        switch (op) {
+        case 0x00: case 0x0a: case 0x0b: case 0x2d: break;     /* nop, remember/restore
+                                                   state, window_save/negate_ra_state */
+        case 0x01: ok = get_ptr(r, fde_enc & ~PE_APP, &u); break;  /* set_loc */
+        case 0x02: ok = skip(r, 1); break;          /* advance_loc1 */
+        case 0x03: ok = skip(r, 2); break;
+        case 0x04: ok = skip(r, 4); break;
+        case 0x1d: ok = skip(r, 8); break;          /* MIPS_advance_loc8 */
+        case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
+            ok = skip_leb(r); break;                /* one ULEB */
+        case 0x13: ok = skip_leb(r); break;         /* def_cfa_offset_sf: one SLEB */
+        case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
+            ok = skip_leb(r) && skip_leb(r); break;
+        case 0x11: case 0x12: case 0x15:            /* ULEB, SLEB */
+            ok = skip_leb(r) && skip_leb(r); break;
+        case 0x0f: ok = get_uleb(r, &u) && skip(r, u); break;   /* def_cfa_expression */
+        case 0x10: case 0x16:                       /* (val_)expression: reg, block */
+            ok = skip_leb(r) && get_uleb(r, &u) && skip(r, u); break;
+        default: return false;
         }
         if (!ok)
             return false;
