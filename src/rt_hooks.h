@@ -15,7 +15,7 @@
  *
  * objrt_unit_slot: when the unit defines `name`, returns 1 with *out set if the symbol lies in
  * one of the unit's own sections, its st_size and the bytes left in that section are both at
- * least `size`, and (when `writable`) it is in a writable group; returns -1 with a message in
+ * least `size`, and (when `writable`) it is in a writable group and aligned to `size`; returns -1 with a message in
  * `err` otherwise; *room (if not NULL) gets the bytes it may touch there (absolute, unsized, too small, read-only); 0 when the unit lacks `name`.
  * objrt_unit_room: bytes from `addr` to the end of the unit's permission group holding it
  * (only writable groups when `writable`), 0 when no group of the unit holds it. */

@@ -80,7 +80,8 @@ static int slot_locked(objrt_unit *u, const char *name, size_t size, bool writab
     void *p = (void *)(uintptr_t)u->addrs[i];
     const char *why = u->room[i] == 0 ? "absolute, outside the unit or without a size"
                     : u->room[i] < size ? "smaller, or too near the end of its section"
-                    : objrt_unit_room(u, p, writable) < size ? "in a read-only section" : NULL;
+                    : objrt_unit_room(u, p, writable) < size ? "in a read-only section"
+                    : writable && (uintptr_t)p % size ? "misaligned for its size" : NULL;
     if (why) {
         snprintf(err, errlen, "'%s' must be a %s object of %zu bytes inside the unit's own "
                  "sections (it is %s)", name, writable ? "writable" : "readable", size, why);

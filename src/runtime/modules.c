@@ -399,8 +399,8 @@ rt_module *rt_module_close_init(objrt_unit *unit)
     return m;
 }
 
-/* Write the module handle into every context address registered for m. Each must be a
- * writable pointer-sized place of the unit itself (checked before the first write): the
+/* Write the module handle into every context address registered for m. Each must be an
+ * aligned, writable pointer-sized place of the unit itself (checked before the first write): the
  * loader does not write where a unit points it, registrations included. */
 int rt_module_publish(rt_module *m, char *err, size_t errlen)
 {
@@ -408,9 +408,10 @@ int rt_module_publish(rt_module *m, char *err, size_t errlen)
     pthread_mutex_lock(&lock);
     for (rt_sym *s = m->syms; s && rc == 0; s = s->next)
         if (s->ptr && ctx_prefix_len(s->name) >= 0 &&
-            objrt_unit_room(m->unit, s->ptr, true) < sizeof(void *)) {
-            snprintf(err, errlen, "'%s' registered at %p must be a writable pointer inside the "
-                     "unit's own sections", s->name, s->ptr);
+            (objrt_unit_room(m->unit, s->ptr, true) < sizeof(void *) ||
+             (uintptr_t)s->ptr % sizeof(void *))) {
+            snprintf(err, errlen, "'%s' registered at %p must be an aligned, writable pointer "
+                     "inside the unit's own sections", s->name, s->ptr);
             rc = -1;
         }
     for (rt_sym *s = m->syms; s && rc == 0; s = s->next)

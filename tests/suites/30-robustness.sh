@@ -47,7 +47,7 @@ done
 $GCC -O2 -DCALLER=grp_call2 -c "$FIXSRC/group.c" -o "$FX/group2.o" || fail "robustness-fixture-group2: compile failed"
 # -fno-pic: direct R_X86_64_PC32 to external data (the point of the reach test).
 # One object per slots.c variant (t_slots): where the loader's own writes and reads land.
-for v in SLOT_OK SLOT_ABS SLOT_TEXT SLOT_RODATA SLOT_SMALL SLOT_PAST_END MAIN_ABS MAIN_UNTERMINATED REG_HOST REG_RODATA; do
+for v in SLOT_OK SLOT_ABS SLOT_TEXT SLOT_RODATA SLOT_SMALL SLOT_PAST_END SLOT_MISALIGNED MAIN_ABS MAIN_UNTERMINATED REG_HOST REG_RODATA; do
     $GCC -O2 -D$v -c "$FIXSRC/slots.c" -o "$FX/slots-$v.o" 2>"$FX/slots.err" ||
         fail "robustness-fixture-slots-$v: $(tail -n 2 "$FX/slots.err" | tr '\n' ' ')"
 done

@@ -118,6 +118,7 @@ int main(int argc, char **argv)
         { "SLOT_RODATA", "__TVMAPISetLastError", 0 },
         { "SLOT_SMALL", "__TVMBackendAllocWorkspace", 0 },
         { "SLOT_PAST_END", "__tvm_module_ctx", 0 },
+        { "SLOT_MISALIGNED", "__TVMFuncCall", 0 },
         { "REG_HOST", "__tvm_module_ctx", 0 },       /* registrations (constructors on) */
         { "REG_RODATA", "lib__tvm_module_ctx", 0 },
     };
