@@ -265,24 +265,28 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* N calls in up to MAX_SAMPLES timed batches (so fast kernels are not timer-bound); prints
- * the median and minimum per-call time of the batches. Stops at the first failure. */
-static int call_repeat(const call *c, long n, const char *name)
+/* N runs of `once` in up to MAX_SAMPLES timed batches (so fast kernels are not
+ * timer-bound); prints the median and minimum time per run of the batches. Stops at the
+ * first failure. `what` names the thing run, `unit` one run ("call", "run"). */
+static int repeat_timed(int (*once)(const void *), const void *arg, long n, const char *what,
+                        const char *unit)
 {
-    static double per_call[MAX_SAMPLES];
+    static double per_run[MAX_SAMPLES];
     long samples = n < MAX_SAMPLES ? n : MAX_SAMPLES;
     for (long s = 0; s < samples; s++) {
         long batch = n / samples + (s < n % samples), t0 = now_ns();
         for (long i = 0; i < batch; i++)
-            if (call_once(c) != 0)
+            if (once(arg) != 0)
                 return -1;
-        per_call[s] = (double)(now_ns() - t0) / (double)batch;
+        per_run[s] = (double)(now_ns() - t0) / (double)batch;
     }
-    qsort(per_call, (size_t)samples, sizeof per_call[0], cmp_double);
-    printf("%s: median %.3f us per call (min %.3f us; %ld calls in %ld timed batches)\n", name,
-           per_call[samples / 2] / 1e3, per_call[0] / 1e3, n, samples);
+    qsort(per_run, (size_t)samples, sizeof per_run[0], cmp_double);
+    printf("%s: median %.3f us per %s (min %.3f us; %ld %ss in %ld timed batches)\n", what,
+           per_run[samples / 2] / 1e3, unit, per_run[0] / 1e3, n, unit, samples);
     return 0;
 }
+
+static int call_once_cb(const void *c) { return call_once(c); }
 
 static int find_function(objrt_unit *u, const call_args *a, call *c)
 {
@@ -338,7 +342,7 @@ static int run_call(const call_args *a, objrt_unit *u, DLTensor **t)
     }
     const char *name = objrt_tvm_func_name(c.h);
     objrt_set_last_error("%s", "");
-    if (a->repeat ? call_repeat(&c, a->repeat, name) : call_once(&c)) {
+    if (a->repeat ? repeat_timed(call_once_cb, &c, a->repeat, name, "call") : call_once(&c)) {
         fprintf(stderr, "objrt: %s failed: %s\n", name,
                 TVMGetLastError()[0] ? TVMGetLastError() : "(it set no error message)");
         rc = EXIT_KERNEL;
@@ -391,22 +395,7 @@ static int graph_input(objrt_graph *g, const char *spec)
     return rc ? bad_arg("--in", spec, TVMGetLastError()) : 0;
 }
 
-static int graph_repeat(objrt_graph *g, long n)
-{
-    static double per_call[MAX_SAMPLES];
-    long samples = n < MAX_SAMPLES ? n : MAX_SAMPLES;
-    for (long s = 0; s < samples; s++) {
-        long batch = n / samples + (s < n % samples), t0 = now_ns();
-        for (long i = 0; i < batch; i++)
-            if (objrt_graph_run(g) != 0)
-                return -1;
-        per_call[s] = (double)(now_ns() - t0) / (double)batch;
-    }
-    qsort(per_call, (size_t)samples, sizeof per_call[0], cmp_double);
-    printf("graph: median %.3f us per run (min %.3f us; %ld runs in %ld timed batches)\n",
-           per_call[samples / 2] / 1e3, per_call[0] / 1e3, n, samples);
-    return 0;
-}
+static int graph_run_cb(const void *g) { return objrt_graph_run((objrt_graph *)g); }
 
 static int run_graph(const call_args *a, objrt_unit *u)
 {
@@ -428,7 +417,7 @@ static int run_graph(const call_args *a, objrt_unit *u)
     for (int i = 0; i < a->nins; i++)
         if (graph_input(g, a->ins[i]) != 0)
             goto out;
-    if (a->repeat ? graph_repeat(g, a->repeat) : objrt_graph_run(g)) {
+    if (a->repeat ? repeat_timed(graph_run_cb, g, a->repeat, "graph", "run") : objrt_graph_run(g)) {
         fprintf(stderr, "objrt: %s\n", TVMGetLastError());
         rc = EXIT_KERNEL;
         goto out;
