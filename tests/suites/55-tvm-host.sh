@@ -13,43 +13,11 @@ PY=/usr/bin/python3
 T=$BUILD/tests/tvm
 if ! out=$(make -s --no-print-directory TARGET="$TARGET" SAN="$SAN" all tvm-tests 2>&1); then
     fail "tvm-build: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
-    
-# --- graph executor: graph JSON + params + the unit's fused functions, against numpy; every
-# malformed graph or params blob refused at its stage with its message
-GU=$T/tvm_graph.o
-rm -f "$D/gout.bin"
-out=$(timeout 120 $RUN $T/host_graph ok "$D" g_graph.json g_params.bin - $GU 2>&1); rc=$?
-grep -E '^(PASS|FAIL) ' <<<"$out"
-grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "graph-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
-if ! r=$($PY tests/tvm/ref.py check "$D" graph 2>&1); then fail "graph-vs-numpy: host_graph $(status_text $rc): $r"
-else pass graph-vs-numpy; control graph-vs-numpy graph; fi
-while IFS=$'\t' read -r mode g p pat; do
-    name="graph-error-${g%.json}-${p%.bin}"
-    out=$(timeout 60 $RUN $T/host_graph "$mode" "$D" "$g" "$p" "$pat" $GU 2>&1); rc=$?
-    if [ "$rc" = 0 ] && ! grep -Eq 'Sanitizer|runtime error:' <<<"$out"; then pass "$name"
-    else fail "$name: $(status_text $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
-done <"$D/g_bad.tsv"
-exit 0
+    exit 0
 fi
 if ! $PY -c 'import numpy' 2>/dev/null; then
     fail "tvm-numpy: $PY cannot import numpy (scripts/install-deps.sh installs python3-numpy)"
-    
-# --- graph executor: graph JSON + params + the unit's fused functions, against numpy; every
-# malformed graph or params blob refused at its stage with its message
-GU=$T/tvm_graph.o
-rm -f "$D/gout.bin"
-out=$(timeout 120 $RUN $T/host_graph ok "$D" g_graph.json g_params.bin - $GU 2>&1); rc=$?
-grep -E '^(PASS|FAIL) ' <<<"$out"
-grep -Eq 'Sanitizer|runtime error:' <<<"$out" && fail "graph-sanitizer: $(grep -Em1 'Sanitizer|runtime error:' <<<"$out")"
-if ! r=$($PY tests/tvm/ref.py check "$D" graph 2>&1); then fail "graph-vs-numpy: host_graph $(status_text $rc): $r"
-else pass graph-vs-numpy; control graph-vs-numpy graph; fi
-while IFS=$'\t' read -r mode g p pat; do
-    name="graph-error-${g%.json}-${p%.bin}"
-    out=$(timeout 60 $RUN $T/host_graph "$mode" "$D" "$g" "$p" "$pat" $GU 2>&1); rc=$?
-    if [ "$rc" = 0 ] && ! grep -Eq 'Sanitizer|runtime error:' <<<"$out"; then pass "$name"
-    else fail "$name: $(status_text $rc): $(tail -n 2 <<<"$out" | tr '\n' ' ')"; fi
-done <"$D/g_bad.tsv"
-exit 0
+    exit 0
 fi
 [ "$TARGET" = aarch64 ] && export TVM_NUM_THREADS=1   # qemu-user hangs in pthread_create
 export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
