@@ -147,3 +147,28 @@ _reported() {
             if (r == n || index(r, n ": ") == 1 || index(r, n " (") == 1) { f = 1; exit } }
         END { exit !f }' "$2"
 }
+
+# ---- comparing a run with the native one (suites that run programs both ways) ----------
+# oneline TEXT: the last 3 lines of TEXT as one line (at most 400 characters), for messages.
+oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
+# run_to PREFIX CMD...: CMD's stdout, stderr and status into PREFIX.{out,err,rc}; a run
+# longer than $LIMIT seconds (the suite's, default 300) is killed and its status is 124.
+run_to() {
+    local p=$1; shift
+    timeout "${LIMIT:-300}" "$@" >"$p.out" 2>"$p.err"
+    echo $? >"$p.rc"
+}
+# differs EXPECTED ACTUAL: why the stdout or status of two run_to prefixes differ (prints
+# nothing when they match).
+differs() {
+    if ! cmp -s "$1.out" "$2.out"; then
+        echo "stdout differs: $(diff "$1.out" "$2.out" | grep -m 2 '^[<>]' | tr '\n' ' ') | $(oneline "$(cat "$2.err")")"
+    elif [ "$(cat "$1.rc")" != "$(cat "$2.rc")" ]; then
+        echo "status $(cat "$2.rc"), expected $(cat "$1.rc"): $(oneline "$(cat "$2.err")")"
+    fi
+}
+# same NAME EXPECTED ACTUAL: PASS when stdout and status match, else FAIL saying how.
+same() {
+    local why; why=$(differs "$2" "$3")
+    if [ -z "$why" ]; then pass "$1"; else fail "$1: $why"; fi
+}

@@ -12,7 +12,6 @@ set -u
 expect "many sections: qsort path links like the native link" \
        "many sections: overlap found on the qsort path"
 W=$TMP
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 
 python3 - "$W/many.c" <<'EOF'
 import sys

@@ -25,12 +25,6 @@ OBJRT_LIBS=(-l m)
 LIMIT=${OBJRT_TEST_TIMEOUT:-300}       # seconds per run: a hang is a FAIL, not a stuck suite
 STATS_RE='^objrt: link_us=[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)? objects=[0-9]+ relocations=[0-9]+ reserved_bytes=[0-9]+ used_bytes=[0-9]+ comdat_bytes_dropped=[0-9]+$'
 
-# run_to PREFIX CMD...: run CMD, stdout to PREFIX.out, stderr to PREFIX.err, status to PREFIX.rc.
-run_to() {
-    local p=$1; shift
-    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
-    echo $? >"$p.rc"
-}
 
 # same_run EXPECTED ACTUAL: 0 when stdout and exit status are identical; else prints why.
 same_run() {

@@ -19,25 +19,8 @@ esac
 T=tests/tls
 W=$TMP
 LIMIT=${OBJRT_TEST_TIMEOUT:-120}
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 
-# run_to PREFIX CMD...: stdout, stderr and status of CMD into PREFIX.{out,err,rc}.
-run_to() {
-    local p=$1; shift
-    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
-    echo $? >"$p.rc"
-}
 
-# same NAME EXPECTED ACTUAL: PASS when stdout and status match.
-same() {
-    if ! cmp -s "$2.out" "$3.out"; then
-        fail "$1: stdout differs: $(diff "$2.out" "$3.out" | grep -m 2 '^[<>]' | tr '\n' ' ') | $(oneline "$(cat "$3.err")")"
-    elif [ "$(cat "$2.rc")" != "$(cat "$3.rc")" ]; then
-        fail "$1: status $(cat "$3.rc"), expected $(cat "$2.rc"): $(oneline "$(cat "$3.err")")"
-    else
-        pass "$1"
-    fi
-}
 
 # has_relocs OBJ... -- PATTERN: the objects' relocations include PATTERN (extended regex).
 has_relocs() {

@@ -28,21 +28,6 @@ fi
 D=tests/drivers
 W=$TMP
 LIMIT=${OBJRT_TEST_TIMEOUT:-300}
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
-run_to() {
-    local p=$1; shift
-    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
-    echo $? >"$p.rc"
-}
-same() {
-    if ! cmp -s "$2.out" "$3.out"; then
-        fail "$1: stdout differs: $(diff "$2.out" "$3.out" | grep -m 2 '^[<>]' | tr '\n' ' ') | $(oneline "$(cat "$3.err")")"
-    elif [ "$(cat "$2.rc")" != "$(cat "$3.rc")" ]; then
-        fail "$1: status $(cat "$3.rc"), expected $(cat "$2.rc"): $(oneline "$(cat "$3.err")")"
-    else
-        pass "$1"
-    fi
-}
 stat_field() { grep -Eo "(^| )$1=[0-9.eE+-]+" "$2" | head -n 1 | sed 's/.*=//'; }
 
 # driver NAME SOURCE ARCHIVE [CC_FLAGS...]: build the driver, link natively, run both ways

@@ -12,7 +12,6 @@ set -u
 expect "aarch64 140 MiB single section called across both ways" \
        "aarch64 140 MiB single section layout" "aarch64 270 MiB section caller in the middle refused"
 W=$TMP
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 
 if $GCC -c tests/aarch64/one_section.S -o "$W/one.o" 2>"$W/err"; then
     # shellcheck disable=SC2086

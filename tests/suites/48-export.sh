@@ -14,7 +14,6 @@ expect "export lets a later dlopen bind to the unit" "export control: without it
        "export through objrt run --export-dynamic"
 T=tests/export
 W=$TMP
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 if ! $GCC -O1 -fPIC -c "$T/export_unit.c" -o "$W/unit.o" 2>"$W/err" ||
    ! $GCC -O1 -shared -fPIC "$T/plugin.c" -o "$W/plugin.so" 2>>"$W/err"; then
     fail "export lets a later dlopen bind to the unit: build: $(oneline "$(cat "$W/err")")"

@@ -25,7 +25,6 @@ esac
 F=tests/link
 W=$TMP
 LIMIT=${OBJRT_TEST_TIMEOUT:-120}
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' ' | cut -c1-400; }
 
 if [ "$TARGET" = x86_64 ]; then
     CCS=("gcc" "clang"); CXXS=("g++" "clang++"); NCC=gcc; NCXX=g++
@@ -52,25 +51,6 @@ expect "comdat global only in a dropped group undefined like ld" \
        "comdat control other order links"
 expect_harness "comdat control expected bytes differ"
 
-# run_to PREFIX CMD...: stdout, stderr and status of CMD into PREFIX.{out,err,rc}.
-run_to() {
-    local p=$1; shift
-    timeout "$LIMIT" "$@" >"$p.out" 2>"$p.err"
-    echo $? >"$p.rc"
-}
-# differs EXPECTED ACTUAL: why stdout or status differ (nothing when they match).
-# same NAME EXPECTED ACTUAL: PASS when they match.
-differs() {
-    if ! cmp -s "$1.out" "$2.out"; then
-        echo "stdout differs: $(diff "$1.out" "$2.out" | grep -m 2 '^[<>]' | tr '\n' ' ') | $(oneline "$(cat "$2.err")")"
-    elif [ "$(cat "$1.rc")" != "$(cat "$2.rc")" ]; then
-        echo "status $(cat "$2.rc"), expected $(cat "$1.rc"): $(oneline "$(cat "$2.err")")"
-    fi
-}
-same() {
-    local why; why=$(differs "$2" "$3")
-    if [ -z "$why" ]; then pass "$1"; else fail "$1: $why"; fi
-}
 
 # ---- __start_/__stop_ ---------------------------------------------------------------------
 for cc in "${CCS[@]}"; do

@@ -19,7 +19,6 @@ ASM=$ROOT/tests/fixtures/asm/aarch64
 T=$ROOT/tests/aarch64
 PY=/usr/bin/python3
 W=$TMP/w; mkdir -p "$W"
-oneline() { printf '%s' "$1" | tail -n 3 | tr '\n' ' '; }
 
 # run_expect NAME STATUS CMD...: CMD must exit with STATUS (run_expect_h: a harness self-check).
 run_expect() { expect_status "$1" "$2" timeout 120 "${@:3}"; }
