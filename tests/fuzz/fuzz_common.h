@@ -1,8 +1,8 @@
 /*
  * fuzz_common.h - shared by the libFuzzer harnesses in tests/fuzz/ (header only).
  *
- * One context per process, constructors off (fuzzed code never runs); every failed load
- * must explain itself. fz_split() cuts one fuzz input into several: byte 0 holds the part
+ * One context per process, created by the LLVMFuzzerInitialize below, constructors off
+ * (fuzzed code never runs); every failed load must explain itself (fz_load_one). fz_split() cuts one fuzz input into several: byte 0 holds the part
  * count (1..4) and flags, then each part but the last is a 2-byte little-endian length and
  * its bytes; the last part takes the rest. libFuzzer's mutations of the lengths move bytes
  * between parts, so seeds made with fz_join() (build.sh) stay meaningful.
@@ -34,6 +34,25 @@ static void fz_failed(void)
 }
 
 static int fz_is_ar(const uint8_t *d, size_t n) { return n >= 8 && memcmp(d, "!<arch>\n", 8) == 0; }
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fz_init();
+    return 0;
+}
+
+/* The input as one in-memory file, named like an archive when it starts with the ar magic;
+ * NULL (after checking the failure explained itself) when it does not load. */
+static objrt_unit *fz_load_one(const uint8_t *data, size_t size)
+{
+    objrt_input in = { fz_is_ar(data, size) ? "fuzz.a" : "fuzz.o", data, size };
+    objrt_unit *u = objrt_load_memory(fz_ctx, &in, 1);
+    if (!u)
+        fz_failed();
+    return u;
+}
 
 #define FZ_MAX_PARTS 4
 typedef struct fz_part { const uint8_t *data; size_t size; } fz_part;

@@ -16,22 +16,11 @@
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_init();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    objrt_input in = { fz_is_ar(data, size) ? "fuzz.a" : "fuzz.o", data, size };
-    objrt_unit *u = objrt_load_memory(fz_ctx, &in, 1);
+    objrt_unit *u = fz_load_one(data, size);
     if (u)
         objrt_unload(u);
-    else
-        fz_failed();
     return 0;
 }
 

@@ -13,14 +13,6 @@
 
 #include "fuzz_common.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_init();
-    return 0;
-}
-
 static objrt_unit *load_as_files(const fz_part *p, size_t n)
 {
     int fd[FZ_MAX_PARTS] = { -1, -1, -1, -1 };

@@ -12,22 +12,11 @@
 
 #include "fuzz_common.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_init();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    objrt_input in = { fz_is_ar(data, size) ? "fuzz.a" : "fuzz.o", data, size };
-    objrt_unit *u = objrt_load_memory(fz_ctx, &in, 1);
-    if (!u) {
-        fz_failed();
+    objrt_unit *u = fz_load_one(data, size);
+    if (!u)
         return 0;
-    }
     char name[33] = "";
     size_t tail = size < 32 ? size : 32;        /* a name from the input's last bytes */
     memcpy(name, data + size - tail, tail);

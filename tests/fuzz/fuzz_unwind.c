@@ -15,14 +15,6 @@
 struct dwarf_eh_bases { void *tbase, *dbase, *func; };
 const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);   /* libgcc_s */
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fz_init();
-    return 0;
-}
-
 static int find_fde(void *data, const char *name, void *addr)
 {
     struct dwarf_eh_bases b;
@@ -33,12 +25,9 @@ static int find_fde(void *data, const char *name, void *addr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    objrt_input in = { fz_is_ar(data, size) ? "fuzz.a" : "fuzz.o", data, size };
-    objrt_unit *u = objrt_load_memory(fz_ctx, &in, 1);
-    if (!u) {
-        fz_failed();
+    objrt_unit *u = fz_load_one(data, size);
+    if (!u)
         return 0;
-    }
     void *frames[32];
     size_t found = 0;
     if (backtrace(frames, 32) < 1)
