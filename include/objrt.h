@@ -20,6 +20,7 @@
  *     int         objrt_unit_export(objrt_unit *unit);
  *     int         objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);
  *     int         objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
+ *     int         objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out);
  *     int         objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n,
  *                                     void *out);
  *     size_t      objrt_unit_dependants(objrt_unit *unit);
@@ -106,8 +107,8 @@
  *     concerned; nothing of the failed load stays mapped or allocated. objrt_sym() returns
  *     NULL when the name is not found (objrt_unit_sym() too), with objrt_error() set to
  *     "undefined symbol: NAME". objrt_define(), objrt_add_library(), objrt_set_resolver(),
- *     objrt_set_options(), objrt_unit_stats(), objrt_layout_report() and objrt_unload()
- *     return 0 on success and -1 on failure (with objrt_error() set where there is a
+ *     objrt_set_options(), objrt_unit_stats(), objrt_memory_usage(), objrt_layout_report()
+ *     and objrt_unload() return 0 on success and -1 on failure (with objrt_error() set where there is a
  *     context to set it on).
  *
  *     objrt_error() returns the last error recorded by the calling thread on this context
@@ -272,6 +273,8 @@ typedef struct objrt_stats {
     size_t stubs_used;       /* calls that actually went through a stub (others in reach) */
     size_t comdat_groups_dropped;  /* COMDAT groups dropped as duplicates of a kept group */
     size_t comdat_bytes_dropped;   /* their sections' bytes: what deduplication saved */
+    size_t packed;           /* 1: the unit shares pages with others (objrt_options
+                                pack_small); reserved_bytes are then its chunks' bytes */
 } objrt_stats;
 
 int objrt_unit_stats(const objrt_unit *unit, objrt_stats *out);
@@ -283,9 +286,32 @@ typedef struct objrt_options {
     int earlier_wins;        /* 1: a weak or common definition yields to a definition of
                                 the same name in an earlier unit or objrt_define(), as in
                                 MCJIT or the dynamic linker's global scope (JIT sessions) */
+    int pack_small;          /* 1: small units share pages (see below); 0: every unit has
+                                its own pages. OBJRT_PACK=0 or 1 in the environment
+                                overrides this for every context */
 } objrt_options;
 
 int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
+
+/* Small units share pages (pack_small): a unit whose code, read-only data and writable
+ * data each fit in 16 KiB (or one plan page, if larger) and need at most a page of
+ * alignment, that has no thread-local data, and whose references allow the address the
+ * arena gives it, is placed in 64-byte-granular chunks of pages shared with other small
+ * units of the context instead of three pages of its own. A page is still only ever
+ * read+execute, read-only or read-write: the context's arena is a memory file mapped
+ * twice, and code and read-only data are written through a second mapping that is never
+ * executable (and not writable once the load has written them). Writable data live in
+ * private memory, so fork() copies them as usual; pages that existed at a fork are never
+ * reused by either process. A page goes back to the system when its last unit is
+ * unloaded. Any other unit gets its own pages as before. */
+typedef struct objrt_memory {
+    size_t arena_blocks;          /* memory files of the arena */
+    size_t arena_reserved_bytes;  /* address space they take (per mapping) */
+    size_t arena_page_bytes;      /* pages holding at least one unit's chunk */
+    size_t arena_chunk_bytes;     /* the chunks themselves */
+} objrt_memory;
+
+int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out);
 
 /* Plan without loading: writes a human-readable layout report of the inputs (what
  * `objrt layout` prints) to `out` (a FILE *). Returns 0, or -1 with objrt_error() set. */

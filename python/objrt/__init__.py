@@ -38,13 +38,14 @@ class Stats:
     link_us: float          #: first byte parsed to code ready to run, in microseconds
     objects: int            #: object files linked, archive members pulled in included
     relocations: int        #: relocations applied
-    reserved_bytes: int     #: size of the unit's single address reservation
+    reserved_bytes: int     #: size of the unit's own reservation; packed: its chunks' bytes
     used_bytes: int         #: bytes of sections, GOT and stubs, without padding
     got_slots: int
     stubs: int
     stubs_used: int         #: calls that went through a stub (the others were in reach)
     comdat_groups_dropped: int  #: COMDAT groups dropped as duplicates of a kept group
     comdat_bytes_dropped: int   #: their sections' bytes: what deduplication saved
+    packed: int             #: 1: the unit shares pages with other small units
 
 
 def _name_bytes(name):
@@ -80,9 +81,11 @@ class Context:
     constructors: False to skip the units' constructors and destructors.
     earlier_wins: True to let weak and common definitions yield to one already in the
     context, as MCJIT does (objrt.llvm sets it).
+    pack_small: True (the default here, unlike the C API) to let small units share pages
+    (objrt_options.pack_small: a JIT makes many small units); OBJRT_PACK=0 overrides it.
     """
 
-    def __init__(self, page_size=0, constructors=True, earlier_wins=False):
+    def __init__(self, page_size=0, constructors=True, earlier_wins=False, pack_small=True):
         h = _lib.objrt_new()
         if not h:
             raise MemoryError("objrt_new failed")
@@ -92,7 +95,8 @@ class Context:
         self._resolver_error = threading.local()
         self._live = set()              # unit handles not yet unloaded (no weakrefs: the
                                         # collector clears those before running __del__)
-        opt = _lib.Options(page_size, 0 if constructors else 1, 1 if earlier_wins else 0)
+        opt = _lib.Options(page_size, 0 if constructors else 1, 1 if earlier_wins else 0,
+                           1 if pack_small else 0)
         if _lib.objrt_set_options(h, ctypes.byref(opt)):
             msg = self._error()
             _lib.objrt_free(h)

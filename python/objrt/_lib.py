@@ -50,12 +50,12 @@ class CStats(ctypes.Structure):
                 ("used_bytes", ctypes.c_size_t), ("got_slots", ctypes.c_size_t),
                 ("stubs", ctypes.c_size_t), ("stubs_used", ctypes.c_size_t),
                 ("comdat_groups_dropped", ctypes.c_size_t),
-                ("comdat_bytes_dropped", ctypes.c_size_t)]
+                ("comdat_bytes_dropped", ctypes.c_size_t), ("packed", ctypes.c_size_t)]
 
 
 class Options(ctypes.Structure):
     _fields_ = [("page_size", ctypes.c_size_t), ("no_constructors", ctypes.c_int),
-                ("earlier_wins", ctypes.c_int)]
+                ("earlier_wins", ctypes.c_int), ("pack_small", ctypes.c_int)]
 
 
 RESOLVER = ctypes.CFUNCTYPE(c_p, c_p, ctypes.c_char_p)

@@ -39,6 +39,7 @@ void objrt_free(objrt_ctx *ctx)
         free((char *)ctx->defined.keys[i]);         /* names were strdup()ed */
     objrt_strmap_free(&ctx->defined);
     free(ctx->defined_addr);
+    objrt_arena_release(ctx);                       /* empty now: every unit is gone */
     objrt_errors_release(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
@@ -192,5 +193,16 @@ int objrt_unit_stats(const objrt_unit *u, objrt_stats *out)
     if (!u || !out)
         return -1;
     *out = u->stats;
+    return 0;
+}
+
+int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out)
+{
+    if (!ctx || !out)
+        return -1;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&ctx->lock);
+    objrt_arena_usage(ctx, out);
+    pthread_mutex_unlock(&ctx->lock);
     return 0;
 }

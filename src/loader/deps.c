@@ -12,7 +12,7 @@
 static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
 {
     for (objrt_unit *u = objrt_registry_next(ctx, NULL); u; u = objrt_registry_next(ctx, u))
-        if (addr >= (uint64_t)(uintptr_t)u->base && addr - (uint64_t)(uintptr_t)u->base < u->size)
+        if (objrt_unit_holds(u, addr))
             return u;
     return NULL;
 }

@@ -9,7 +9,7 @@
  *               (libgcc.a last, libgcc.c; AArch64 outline atomics, atomics_aarch64.c)
  *   interpose.c optionally, weak/common definitions yield to earlier units (JIT sessions)
  *   plan.c      exact layout: offsets, GOT and stub counts, groups, the placement window
- *   place.c     one reservation inside that window
+ *   place.c     one reservation inside that window (or chunks of the arena: arena.c)
  *   tls.c       thread-local storage: the unit's TLS block as a module glibc manages
  *   relocate.c  every relocation applied through the architecture's table (arch_*.c)
  *   unit.c      what stays after a load: the unit's symbols, and checked access to them
@@ -20,6 +20,7 @@
  *   sites.c     the relocation sites of a unit and the one relocation error format
  *   registry.c  the one list of loaded units
  *   unitinfo.c, deps.c, gdbjit.c, crash.c, lto.c  what a unit remembers for debuggers
+ *   arena.c     pages that small units share: a memfd mapped for execution and for writing
  *   libsearch.c -l name search; builtins.c, perfmap.c, layout.c, reach.c, grow.c, error.c
  */
 #ifndef OBJRT_INTERNAL_H
@@ -169,6 +170,11 @@ typedef struct objrt_item {     /* one thing the plan placed: for reports and re
     uint64_t off, size, align;
 } objrt_item;
 
+typedef struct objrt_chunk {    /* a packed group's piece of an arena page (arena.c) */
+    uint64_t addr, size;        /* where it runs; size in whole granules, 0: none */
+    int64_t alias_delta;        /* RX and R bytes are written at addr + alias_delta */
+} objrt_chunk;
+
 typedef struct objrt_winref {   /* a relocation whose value depends on where the unit goes */
     uint32_t obj, target;
     const Elf64_Rela *r;
@@ -195,6 +201,10 @@ typedef struct objrt_plan {
     uint64_t win_lo, win_hi;             /* the reservation base must lie in [lo, hi] */
     const char *win_lo_why, *win_hi_why; /* symbols that set each bound, for messages */
     size_t relocations;
+    bool packed;                         /* groups in chunks of the context's arena: the
+                                            offsets are from the lowest chunk (the base) */
+    objrt_chunk chunks[GRP_COUNT];       /* packed: each group's chunk */
+    uint64_t packed_base;                /* packed: the lowest chunk's address */
 } objrt_plan;
 
 /* ---- thread-local storage (tls.c) ---- */
@@ -236,7 +246,8 @@ typedef struct objrt_link {
     objrt_strmap gmap;          /* name -> gsym index */
     objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
     objrt_plan plan;
-    uint8_t *base;              /* the reservation, once placed */
+    uint8_t *base;              /* where the unit runs, once placed: every address is
+                                   base + offset; stores go through objrt_write_at() */
     bool unit_owns_base;        /* unit.c took the reservation over (released with it) */
     bool dry_run;               /* layout report: compute, check, never write */
     size_t stubs_used;          /* calls that went through a stub */
@@ -256,8 +267,11 @@ typedef struct objrt_fnlist {   /* constructors or destructors, in call order */
 struct objrt_unit {
     objrt_ctx *ctx;
     objrt_unit *prev, *next;    /* the registry's list (registry.c), newest at head */
-    uint8_t *base;
-    size_t size;
+    uint8_t *base;              /* __dso_handle; packed: the lowest chunk */
+    size_t size;                /* the reservation; packed: from base to the highest
+                                   chunk's end, other units' chunks in between */
+    bool packed;
+    objrt_chunk chunks[GRP_COUNT];
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     objrt_strmap syms;          /* name -> index into addrs: global definitions only */
     uint64_t *addrs;
@@ -287,6 +301,7 @@ struct objrt_ctx {
     objrt_resolver resolver;    /* objrt_set_resolver(): last word before "undefined" */
     void *resolver_data;
     objrt_options opt;
+    struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
 };
 
 /* ---- the pipeline (pipeline.c) ---- */
@@ -358,6 +373,41 @@ void objrt_memdso_close(void *handle, int fd);
 const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */
 bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n);
 void *objrt_outline_atomic(const char *name);
+
+/* The pointer a stage stores through for the unit address addr (base + offset): the
+ * address itself, except for the RX and R groups of a packed unit, written through the
+ * arena's alias because they are never writable where they run. */
+static inline uint8_t *objrt_write_at(const objrt_link *l, uint64_t addr)
+{
+    const objrt_plan *p = &l->plan;
+    if (p->packed && addr - ((uintptr_t)l->base + p->group_off[GRP_RW]) >= p->group_size[GRP_RW])
+        addr += (uint64_t)p->chunks[GRP_RX].alias_delta;  /* one block: one delta */
+    return (uint8_t *)(uintptr_t)addr;
+}
+
+/* ---- shared pages of small units (arena.c): a memory module of plan, place, protect ---- */
+/* Would groups of these sizes and alignments be packed (each at most 16 KiB or one page,
+ * aligned to at most a page, not all empty)? */
+bool objrt_arena_fits(size_t page, const uint64_t size[GRP_COUNT], const uint64_t align[GRP_COUNT]);
+/* A chunk for every non-empty group, all in one block of `page`-sized pages: 0, or -1 when
+ * the arena cannot (out of memory, a memfd that may not be executable): load unpacked. */
+int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT],
+                      const uint64_t align[GRP_COUNT], objrt_chunk out[GRP_COUNT]);
+int objrt_arena_open(const objrt_chunk c[GRP_COUNT]);     /* alias writable: place */
+void objrt_arena_close(const objrt_chunk c[GRP_COUNT]);   /* and not any more: protect */
+void objrt_arena_free(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT]);
+void objrt_arena_release(objrt_ctx *ctx);                  /* objrt_free */
+void objrt_arena_usage(const objrt_ctx *ctx, objrt_memory *m);
+/* Does u hold addr: its reservation, or for a packed unit one of its own chunks? */
+static inline bool objrt_unit_holds(const objrt_unit *u, uint64_t addr)
+{
+    if (!u->packed)
+        return addr >= (uintptr_t)u->base && addr - (uintptr_t)u->base < u->size;
+    for (int g = 0; g < GRP_COUNT; g++)
+        if (addr >= u->chunks[g].addr && addr - u->chunks[g].addr < u->chunks[g].size)
+            return true;
+    return false;
+}
 
 /* ---- arrays (grow.c) ---- */
 /* `arr` (capacity *cap elements of `elem` bytes) with room for `need` elements: doubled

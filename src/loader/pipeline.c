@@ -48,7 +48,9 @@ void objrt_link_release(objrt_link *l)
     free(l->plan.stub_blocks);
     free(l->plan.items);
     free(l->plan.winrefs);
-    if (l->base && !l->unit_owns_base)
+    if (l->plan.packed && !l->unit_owns_base)
+        objrt_arena_free(l->ctx, l->plan.chunks);
+    else if (l->base && !l->unit_owns_base)
         munmap(l->base, l->plan.total);
 }
 
@@ -97,6 +99,12 @@ static void fill_stats(objrt_link *l, objrt_unit *u, double t0)
         s->objects += l->objs[m]->pulled;
     s->relocations = l->plan.relocations;
     s->reserved_bytes = l->plan.total;
+    if (l->plan.packed) {                   /* its chunks: the pages are shared */
+        s->packed = 1;
+        s->reserved_bytes = 0;
+        for (int g = 0; g < GRP_COUNT; g++)
+            s->reserved_bytes += l->plan.chunks[g].size;
+    }
     s->used_bytes = l->plan.used;
     s->got_slots = l->plan.got.n;
     s->stubs = l->plan.stub.n;

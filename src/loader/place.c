@@ -6,6 +6,10 @@
  * process (/proc/self/maps) are intersected with the window and the reservation is made
  * there with MAP_FIXED_NOREPLACE, which never replaces an existing mapping. The memory is
  * read-write and not executable until protect.c.
+ *
+ * A packed unit (plan.c, arena.c) has its chunks already: its base is the lowest of them,
+ * and its code and read-only data are written through the arena's alias, opened here and
+ * closed by protect.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -157,7 +161,8 @@ static void populate_written(objrt_link *l)
 static void copy_contents(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
-    populate_written(l);
+    if (!p->packed)
+        populate_written(l);
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
         if (it->kind != IT_SECTION && it->kind != IT_EH_FRAME)
@@ -165,13 +170,30 @@ static void copy_contents(objrt_link *l)
         const objrt_obj *o = l->objs[it->obj];
         const Elf64_Shdr *s = &o->sh[it->shndx];
         if (s->sh_type != SHT_NOBITS && s->sh_size)
-            memcpy(l->base + it->off, o->data + s->sh_offset, s->sh_size);
+            memcpy(objrt_write_at(l, (uintptr_t)l->base + it->off), o->data + s->sh_offset,
+                   s->sh_size);
     }
+}
+
+/* Chunks may have held another unit: cleared, as fresh pages would be (.bss is zero). */
+static int place_packed(objrt_link *l)
+{
+    const objrt_plan *p = &l->plan;
+    l->base = (uint8_t *)(uintptr_t)p->packed_base;
+    if (objrt_arena_open(p->chunks))
+        return objrt_fail(l->ctx, "mprotect: %s", strerror(errno));
+    for (int g = 0; g < GRP_COUNT; g++)
+        if (p->group_size[g])
+            memset(objrt_write_at(l, (uintptr_t)l->base + p->group_off[g]), 0, p->group_size[g]);
+    copy_contents(l);
+    return 0;
 }
 
 int objrt_place(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
+    if (p->packed)
+        return place_packed(l);
     bool free_choice = p->win_lo <= p->page && p->win_hi >= l->arch->user_top - p->total;
     if (p->win_lo > p->win_hi)
         return objrt_fail(l->ctx, "no address satisfies every reference: '%s' needs the unit at "

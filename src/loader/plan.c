@@ -296,6 +296,63 @@ static int assign_offsets(objrt_link *l)
     return 0;
 }
 
+/* Small units share pages (arena.c) when the context asks for it (OBJRT_PACK overrides)
+ * and nothing needs a reservation of the unit's own: thread-local data (its module is
+ * built over the image), or a unit wide enough to need stubs inside itself. */
+static bool pack_wanted(const objrt_link *l)
+{
+    const char *env = getenv("OBJRT_PACK");
+    bool on = env && *env ? strcmp(env, "0") != 0 : l->ctx->opt.pack_small != 0;
+    const objrt_tls *t = &l->tls;
+    return on && !l->dry_run && !l->plan.internal_stubs && !t->size && !t->nents &&
+           !t->own_used && !t->le_used;
+}
+
+/* The packed layout: each group laid out from 0 by the same rule, then given a chunk of
+ * the arena; offsets are from the lowest chunk. 1: the arena declined (too big, or no
+ * memory it can use), lay the unit out on its own pages instead. */
+static int assign_packed(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    uint64_t size[GRP_COUNT], align[GRP_COUNT];
+    for (int grp = 0; grp < GRP_COUNT; grp++) {
+        uint64_t cursor = 0;
+        align[grp] = 1;
+        for (int zero = 0; zero < 2; zero++)
+            for (size_t i = 0; i < p->nitems; i++) {
+                objrt_item *it = &p->items[i];
+                if (it->group != grp || zero_fill(l, it) != (bool)zero)
+                    continue;
+                if (!plan_item(&cursor, it->size, it->align, &it->off))
+                    return too_large(l, it);
+                align[grp] = it->align > align[grp] ? it->align : align[grp];
+            }
+        size[grp] = cursor;
+    }
+    if (!objrt_arena_fits(p->page, size, align) ||
+        objrt_arena_alloc(l->ctx, p->page, size, align, p->chunks))
+        return 1;
+    uint64_t base = UINT64_MAX, end = 0;
+    for (int g = 0; g < GRP_COUNT; g++)
+        if (size[g]) {
+            base = p->chunks[g].addr < base ? p->chunks[g].addr : base;
+            end = p->chunks[g].addr + size[g] > end ? p->chunks[g].addr + size[g] : end;
+        }
+    for (int g = 0; g < GRP_COUNT; g++) {
+        p->group_off[g] = size[g] ? p->chunks[g].addr - base : 0;
+        p->group_size[g] = size[g];
+    }
+    for (size_t i = 0; i < p->nitems; i++) {
+        p->items[i].off += p->group_off[p->items[i].group];
+        p->used += p->items[i].size;
+    }
+    p->packed = true;
+    p->packed_base = base;
+    p->total = end - base;
+    p->base_align = 1;              /* every chunk is aligned for its items already */
+    return 0;
+}
+
 static bool item_named(const objrt_link *l, const objrt_item *it, const char *name)
 {
     return it->kind == IT_SECTION && strcmp(objrt_sec_name(l->objs[it->obj], it->shndx), name) == 0;
@@ -480,6 +537,30 @@ static size_t plan_page_size(objrt_link *l)
     return want;
 }
 
+/* Offsets (packed: already assigned), what depends on them, and the window. */
+static int lay_out(objrt_link *l, bool packed)
+{
+    objrt_plan *p = &l->plan;
+    if (!packed) {
+        p->packed = false;
+        memset(p->chunks, 0, sizeof p->chunks);
+        p->used = 0;
+        p->nstub_blocks = 0;
+        p->win_lo = p->page;                /* never at address 0 */
+        p->win_hi = l->arch->user_top;
+        p->win_lo_why = p->win_hi_why = NULL;
+        if (assign_offsets(l))
+            return -1;
+    }
+    if (p->total == 0)
+        p->total = p->page;                 /* a unit always has an address (__dso_handle) */
+    if (objrt_init_arrays_check(l))         /* the same shapes for a load and `layout` */
+        return -1;
+    publish_offsets(l);
+    derive_window(l);
+    return 0;
+}
+
 int objrt_plan_layout(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
@@ -503,14 +584,14 @@ int objrt_plan_layout(objrt_link *l)
     if ((got_size || p->got_base_used) &&
         add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0, got_size ? got_size : 8, 8 }))
         return -1;
-    if (assign_offsets(l))
+    int packed = pack_wanted(l) ? assign_packed(l) : 1;
+    if (packed < 0 || lay_out(l, packed == 0))
         return -1;
-    if (p->total == 0)
-        p->total = p->page;                 /* a unit always has an address (__dso_handle) */
-    if (objrt_init_arrays_check(l))         /* the same shapes for a load and `layout` */
-        return -1;
-    publish_offsets(l);
-    derive_window(l);
+    if (p->packed && (p->packed_base < p->win_lo || p->packed_base > p->win_hi)) {
+        objrt_arena_free(l->ctx, p->chunks);    /* its references need another address */
+        if (lay_out(l, false))
+            return -1;
+    }
     if (p->win_hi >= l->arch->user_top - p->total)
         p->win_hi = l->arch->user_top - p->total;
     return 0;

@@ -2,7 +2,8 @@
  * protect.c - give each group its final permissions, make written code visible to the
  * instruction stream, register unwind information; and undo all of it on unload.
  * Memory was mapped read-write and never executable; it becomes executable only here,
- * after the last write, so no page is writable and executable at any instant.
+ * after the last write, so no page is writable and executable at any instant. A packed
+ * unit's pages have their permissions already (arena.c): its alias is closed instead.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -44,9 +45,11 @@ static int set_prot(objrt_link *l, int grp, int prot)
 int objrt_protect(objrt_link *l, objrt_unit *u)
 {
     const objrt_plan *p = &l->plan;
-    uint8_t *code = l->base + p->group_off[GRP_RX];
+    uint8_t *code = l->base + p->group_off[GRP_RX];     /* where it runs, also when packed */
     __builtin___clear_cache((char *)code, (char *)code + p->group_size[GRP_RX]);
-    if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
+    if (p->packed)
+        objrt_arena_close(p->chunks);
+    else if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
         return -1;
     pthread_once(&frame_once, find_unwinder);
     if (!register_frame)
@@ -71,7 +74,10 @@ void objrt_unprotect_release(objrt_unit *u)
         for (size_t i = u->neh; i-- > 0;)
             deregister_frame((const void *)(uintptr_t)u->eh_frames[i]);
     u->neh = 0;
-    if (u->base)
+    if (u->packed)
+        objrt_arena_free(u->ctx, u->chunks);
+    else if (u->base)
         munmap(u->base, u->size);
     u->base = NULL;
+    u->packed = false;
 }

@@ -78,7 +78,7 @@ void *objrt_dso_handle_of(const void *pc)
     void *dso = NULL;
     pthread_mutex_lock(&lock);
     for (const objrt_unit *u = newest; u && !dso; u = u->next)
-        if ((const uint8_t *)pc >= u->base && (const uint8_t *)pc < u->base + u->size)
+        if (objrt_unit_holds(u, (uintptr_t)pc))
             dso = u->base;
     pthread_mutex_unlock(&lock);
     return dso;

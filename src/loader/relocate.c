@@ -21,7 +21,7 @@ static uint64_t stub_base(const objrt_link *l) { return (uintptr_t)l->base + l->
 static void fill_got_and_stubs(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
-    uint64_t *got = (uint64_t *)(l->base + p->got_off);
+    uint64_t *got = (uint64_t *)objrt_write_at(l, got_base(l));
     for (size_t i = 0; i < p->got.n; i++)
         got[i] = objrt_sym_key_addr(l, p->got.keys[i]);
     for (size_t b = 0; b < p->nstub_blocks; b++)     /* every block holds every stub */
@@ -29,7 +29,8 @@ static void fill_got_and_stubs(objrt_link *l)
             objrt_slotkey k = p->stub.keys[i];
             uint64_t slot = got_base(l) + 8 * (uint64_t)objrt_keymap_get(&p->got.map, k.id, k.addend);
             uint64_t off = p->stub_blocks[b] + i * (uint64_t)l->arch->stub_size;
-            l->arch->emit_stub(l->base + off, (uintptr_t)l->base + off, slot);
+            l->arch->emit_stub(objrt_write_at(l, (uintptr_t)l->base + off),
+                               (uintptr_t)l->base + off, slot);
         }
 }
 
@@ -157,7 +158,7 @@ static int apply(objrt_link *l, objrt_site *s, void *arg)
     if (l->reach)
         objrt_reach_note(l->reach, s->type, s->h, v);
     if (!l->dry_run)
-        l->arch->write(s->h, (uint8_t *)(uintptr_t)s->P, v);
+        l->arch->write(s->h, objrt_write_at(l, s->P), v);
     return 0;
 }
 

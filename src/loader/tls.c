@@ -475,7 +475,8 @@ int objrt_tls_load(objrt_link *l)
     if (dlinfo(t->handle, RTLD_DI_LINKMAP, &lm) != 0)
         return objrt_fail(l->ctx, "thread-local storage: dlinfo: %s", dlerror());
     const uint8_t *data = (const uint8_t *)lm->l_addr + f.data;
-    memcpy(l->base + l->plan.got_off + 8 * l->plan.got.n, data, t->got_bytes);
+    memcpy(objrt_write_at(l, (uintptr_t)l->base + l->plan.got_off + 8 * l->plan.got.n), data,
+           t->got_bytes);
     memcpy(&t->block_tpoff, data + t->got_bytes, 8);
     return 0;
 }

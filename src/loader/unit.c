@@ -115,6 +115,8 @@ int objrt_unit_build(objrt_link *l, objrt_unit *u)
 {
     u->base = l->base;
     u->size = l->plan.total;
+    u->packed = l->plan.packed;
+    memcpy(u->chunks, l->plan.chunks, sizeof u->chunks);
     l->unit_owns_base = true;
     memcpy(u->group_off, l->plan.group_off, sizeof u->group_off);
     memcpy(u->group_size, l->plan.group_size, sizeof u->group_size);

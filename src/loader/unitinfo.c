@@ -164,8 +164,7 @@ const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr
 {
     for (const objrt_unitinfo *ui = registry; ui; ui = ui->next) {
         const objrt_unit *u = ui->unit;
-        if ((!ctx || u->ctx == ctx) && addr >= (uintptr_t)u->base &&
-            addr - (uintptr_t)u->base < u->size)
+        if ((!ctx || u->ctx == ctx) && objrt_unit_holds(u, addr))
             return ui;
     }
     return NULL;

@@ -1,0 +1,392 @@
+/*
+ * arena.c - pages that small units share: a memory module the plan, place and protect
+ * stages use (not a stage itself).
+ *
+ * A block is a memfd mapped twice. The execution view is where units run: each of its
+ * plan pages is free (PROT_NONE) or handed to one permission kind, RX or R (the file's
+ * page, read-only or read+execute there, never writable) or RW (a private anonymous page
+ * mapped over it, so fork() copies it as it copies any data). The write alias is a second
+ * shared mapping of the same file, never executable, and PROT_NONE except for the chunks
+ * a load is writing (objrt_arena_open .. objrt_arena_close): RX and R bytes are written
+ * there and appear in the execution view without a page ever being writable and
+ * executable. Chunks are 64-byte granules (a cache line: no two units share one);
+ * a page whose last chunk is freed goes back to the system (hole punched in the file, or
+ * the anonymous page replaced) and to the free pool, for any kind.
+ *
+ * fork(): the child maps the same file. Every block that existed at a fork is frozen in
+ * both processes from then on: nothing more is allocated in it, no page of it is punched
+ * or reused (the other process may still run those bytes); it is unmapped when its last
+ * chunk is freed, and the kernel frees the file when no process maps it any more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "loader/internal.h"
+
+#define GRANULE 64u
+#define BLOCK_PAGES 256u                /* 1 MiB of 4 KiB pages, 16 MiB of 64 KiB pages */
+#define PACK_MAX ((uint64_t)16 << 10)   /* a group up to this (or one page) is packed */
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x10u                  /* Linux 6.3: the file may be mapped executable */
+#endif
+
+enum { K_FREE = 0xff };                 /* page kinds: GRP_RX, GRP_R, GRP_RW or free */
+
+typedef struct arena_block {
+    struct arena_block *next;
+    uint8_t *exec, *alias;
+    size_t page, npages, bytes;
+    int fd;
+    unsigned gen;                       /* fork generation it was made in */
+    uint8_t *kind;                      /* per page */
+    uint32_t *used;                     /* granules in use, per page */
+    uint64_t *bits;                     /* one bit per granule: in use */
+    size_t in_use;                      /* granules in use, whole block */
+} arena_block;
+
+typedef struct objrt_arena {
+    arena_block *blocks;
+} objrt_arena;
+
+/* ---- fork: a generation counter both sides of a fork advance ---- */
+static unsigned fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void fork_bump(void) { __atomic_add_fetch(&fork_gen, 1, __ATOMIC_SEQ_CST); }
+static void fork_hook(void) { pthread_atfork(NULL, fork_bump, fork_bump); }
+static bool frozen(const arena_block *b)
+{
+    return b->gen != __atomic_load_n(&fork_gen, __ATOMIC_SEQ_CST);
+}
+
+/* ---- granule bitmap ---- */
+static void set_bits(uint64_t *v, size_t from, size_t n, bool on)
+{
+    for (size_t i = from; i < from + n; i++)
+        v[i / 64] = on ? v[i / 64] | (uint64_t)1 << (i % 64) : v[i / 64] & ~((uint64_t)1 << (i % 64));
+}
+
+/* First index in [from, to) whose bit equals `want`, or `to`. */
+static size_t scan(const uint64_t *v, size_t from, size_t to, bool want)
+{
+    size_t i = from;
+    while (i < to) {
+        uint64_t w = want ? v[i / 64] : ~v[i / 64];
+        w >>= i % 64;
+        if (w)
+            return i + (size_t)__builtin_ctzll(w) < to ? i + (size_t)__builtin_ctzll(w) : to;
+        i = (i / 64 + 1) * 64;
+    }
+    return to;
+}
+
+/* ---- blocks ---- */
+static void block_destroy(arena_block *b)
+{
+    munmap(b->exec, b->bytes);
+    munmap(b->alias, b->bytes);
+    close(b->fd);
+    free(b->kind);
+    free(b->used);
+    free(b->bits);
+    free(b);
+}
+
+static int memfd(void)
+{
+    int fd = memfd_create("objrt-arena", MFD_CLOEXEC | MFD_EXEC);
+    return fd >= 0 || errno != EINVAL ? fd : memfd_create("objrt-arena", MFD_CLOEXEC);
+}
+
+/* The execution view, aligned to the plan page (which may exceed the system's). */
+static uint8_t *map_exec(int fd, size_t bytes, size_t page)
+{
+    size_t sys = (size_t)sysconf(_SC_PAGESIZE), slack = page > sys ? page - sys : 0;
+    uint8_t *r = mmap(NULL, bytes + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    uint8_t *at = (uint8_t *)objrt_align_up((uintptr_t)r, page);
+    void *v = mmap(at, bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (v == MAP_FAILED) {
+        munmap(r, bytes + slack);
+        return NULL;
+    }
+    if (at > r)
+        munmap(r, (size_t)(at - r));
+    if (r + slack > at)
+        munmap(at + bytes, (size_t)(r + slack - at));
+    return at;
+}
+
+static arena_block *block_new(size_t page)
+{
+    arena_block *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->page = page;
+    b->npages = BLOCK_PAGES;
+    b->bytes = page * BLOCK_PAGES;
+    b->gen = __atomic_load_n(&fork_gen, __ATOMIC_SEQ_CST);
+    size_t granules = b->bytes / GRANULE;
+    b->kind = malloc(b->npages);
+    b->used = calloc(b->npages, sizeof *b->used);
+    b->bits = calloc(granules / 64, sizeof *b->bits);
+    b->fd = memfd();
+    if (!b->kind || !b->used || !b->bits || b->fd < 0 || ftruncate(b->fd, (off_t)b->bytes) ||
+        !(b->exec = map_exec(b->fd, b->bytes, page)) ||
+        (b->alias = mmap(NULL, b->bytes, PROT_NONE, MAP_SHARED, b->fd, 0)) == MAP_FAILED) {
+        if (b->exec)
+            munmap(b->exec, b->bytes);
+        if (b->fd >= 0)
+            close(b->fd);
+        free(b->kind);
+        free(b->used);
+        free(b->bits);
+        free(b);
+        return NULL;
+    }
+    memset(b->kind, K_FREE, b->npages);
+    return b;
+}
+
+/* A free page becomes of kind k. RX and R: the file's page with those permissions (the
+ * memfd may refuse PROT_EXEC: vm.memfd_noexec); RW: private anonymous memory over it. */
+static int page_take(arena_block *b, size_t pg, int k)
+{
+    uint8_t *at = b->exec + pg * b->page;
+    if (k == GRP_RW) {
+        if (mmap(at, b->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0) == MAP_FAILED)
+            return -1;
+    } else if (mprotect(at, b->page, k == GRP_RX ? PROT_READ | PROT_EXEC : PROT_READ)) {
+        return -1;
+    }
+    b->kind[pg] = (uint8_t)k;
+    return 0;
+}
+
+/* The page's memory goes back to the system; the page back to the free pool. */
+static void page_return(arena_block *b, size_t pg)
+{
+    uint8_t *at = b->exec + pg * b->page;
+    off_t off = (off_t)(pg * b->page);
+    if (b->kind[pg] == GRP_RW)
+        mmap(at, b->page, PROT_NONE, MAP_SHARED | MAP_FIXED, b->fd, off);
+    else
+        mprotect(at, b->page, PROT_NONE);
+    fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)b->page);
+    b->kind[pg] = K_FREE;
+}
+
+/* May a run of kind k use page pg? Pass 0 fills pages of that kind first; pass 1 may also
+ * take free pages. */
+static bool page_fits(const arena_block *b, size_t pg, int k, int pass)
+{
+    size_t per = b->page / GRANULE;
+    return (b->kind[pg] == k && b->used[pg] < per) || (pass && b->kind[pg] == K_FREE);
+}
+
+/* First run of n granules aligned to a granules on pages usable for kind k, or SIZE_MAX. */
+static size_t find_run(const arena_block *b, size_t n, size_t a, int k, int pass)
+{
+    size_t per = b->page / GRANULE, total = b->npages * per;
+    for (size_t g = 0;;) {
+        g = (g + a - 1) / a * a;
+        if (g + n > total)
+            return SIZE_MAX;
+        size_t bad = SIZE_MAX;
+        for (size_t pg = g / per; pg <= (g + n - 1) / per && bad == SIZE_MAX; pg++)
+            if (!page_fits(b, pg, k, pass))
+                bad = pg;
+        if (bad != SIZE_MAX) {
+            g = (bad + 1) * per;
+            continue;
+        }
+        size_t busy = scan(b->bits, g, g + n, true);
+        if (busy == g + n)
+            return g;
+        g = scan(b->bits, busy, total, false);
+    }
+}
+
+static int run_take(arena_block *b, size_t g, size_t n, int k)
+{
+    size_t per = b->page / GRANULE;
+    for (size_t pg = g / per; pg <= (g + n - 1) / per; pg++)
+        if (b->kind[pg] == K_FREE && page_take(b, pg, k))
+            return -1;
+    set_bits(b->bits, g, n, true);
+    for (size_t i = g; i < g + n; i = (i / per + 1) * per) {
+        size_t end = (i / per + 1) * per < g + n ? (i / per + 1) * per : g + n;
+        b->used[i / per] += (uint32_t)(end - i);
+    }
+    b->in_use += n;
+    return 0;
+}
+
+static void run_free(arena_block *b, size_t g, size_t n)
+{
+    size_t per = b->page / GRANULE;
+    set_bits(b->bits, g, n, false);
+    for (size_t i = g; i < g + n; i = (i / per + 1) * per) {
+        size_t end = (i / per + 1) * per < g + n ? (i / per + 1) * per : g + n;
+        size_t pg = i / per;
+        b->used[pg] -= (uint32_t)(end - i);
+        if (b->used[pg] == 0 && !frozen(b))
+            page_return(b, pg);
+    }
+    b->in_use -= n;
+}
+
+static arena_block *block_of(const objrt_arena *a, uint64_t addr)
+{
+    for (arena_block *b = a->blocks; b; b = b->next)
+        if (addr >= (uintptr_t)b->exec && addr - (uintptr_t)b->exec < b->bytes)
+            return b;
+    return NULL;
+}
+
+/* ---- the interface (internal.h) ---- */
+
+static uint64_t chunk_bytes(uint64_t size)
+{
+    /* one byte more than the group: an address one past its end still names this unit */
+    return size ? (size + GRANULE) / GRANULE * GRANULE : 0;
+}
+
+bool objrt_arena_fits(size_t page, const uint64_t size[GRP_COUNT], const uint64_t align[GRP_COUNT])
+{
+    uint64_t max = page > PACK_MAX ? page : PACK_MAX;
+    uint64_t any = 0;
+    for (int g = 0; g < GRP_COUNT; g++) {
+        if (size[g] > max || align[g] > page)
+            return false;
+        any |= size[g];
+    }
+    return any != 0;
+}
+
+/* Every group's chunk in block b, or nothing (0 / -1). */
+static int alloc_in(arena_block *b, const uint64_t size[GRP_COUNT],
+                    const uint64_t align[GRP_COUNT], objrt_chunk out[GRP_COUNT])
+{
+    size_t got[GRP_COUNT] = { 0 }, cnt[GRP_COUNT] = { 0 };
+    int g;
+    for (g = 0; g < GRP_COUNT; g++) {
+        if (!size[g])
+            continue;
+        size_t n = chunk_bytes(size[g]) / GRANULE;
+        size_t a = align[g] > GRANULE ? align[g] / GRANULE : 1;
+        size_t at = find_run(b, n, a, g, 0);
+        if (at == SIZE_MAX)
+            at = find_run(b, n, a, g, 1);
+        if (at == SIZE_MAX || run_take(b, at, n, g))
+            break;
+        got[g] = at;
+        cnt[g] = n;
+    }
+    if (g < GRP_COUNT) {
+        for (int h = 0; h < g; h++)
+            if (cnt[h])
+                run_free(b, got[h], cnt[h]);
+        return -1;
+    }
+    for (g = 0; g < GRP_COUNT; g++)
+        out[g] = (objrt_chunk){ cnt[g] ? (uintptr_t)b->exec + got[g] * GRANULE : 0,
+                                cnt[g] * GRANULE, (int64_t)(b->alias - b->exec) };
+    return 0;
+}
+
+int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT],
+                      const uint64_t align[GRP_COUNT], objrt_chunk out[GRP_COUNT])
+{
+    pthread_once(&fork_once, fork_hook);
+    if (!ctx->arena && !(ctx->arena = calloc(1, sizeof *ctx->arena)))
+        return -1;
+    for (arena_block *b = ctx->arena->blocks; b; b = b->next)
+        if (b->page == page && !frozen(b) && alloc_in(b, size, align, out) == 0)
+            return 0;
+    arena_block *b = block_new(page);
+    if (!b)
+        return -1;
+    if (alloc_in(b, size, align, out)) {    /* e.g. a memfd that may not be executable */
+        block_destroy(b);
+        return -1;
+    }
+    b->next = ctx->arena->blocks;
+    ctx->arena->blocks = b;
+    return 0;
+}
+
+/* The alias pages under the RX and R chunks: writable only while a load writes them. */
+static int alias_prot(const objrt_chunk c[GRP_COUNT], int prot)
+{
+    size_t sys = (size_t)sysconf(_SC_PAGESIZE);
+    for (int g = 0; g < GRP_COUNT; g++) {
+        if (g == GRP_RW || !c[g].size)
+            continue;
+        uint64_t at = c[g].addr + (uint64_t)c[g].alias_delta;
+        uint64_t lo = objrt_page_down(at, sys), hi = objrt_align_up(at + c[g].size, sys);
+        if (mprotect((void *)(uintptr_t)lo, hi - lo, prot))
+            return -1;
+    }
+    return 0;
+}
+
+int objrt_arena_open(const objrt_chunk c[GRP_COUNT])
+{
+    return alias_prot(c, PROT_READ | PROT_WRITE);
+}
+
+void objrt_arena_close(const objrt_chunk c[GRP_COUNT])
+{
+    alias_prot(c, PROT_NONE);
+}
+
+void objrt_arena_free(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT])
+{
+    objrt_arena *a = ctx->arena;
+    objrt_arena_close(c);
+    for (int g = 0; a && g < GRP_COUNT; g++) {
+        arena_block *b = c[g].size ? block_of(a, c[g].addr) : NULL;
+        if (!b)
+            continue;
+        run_free(b, (c[g].addr - (uintptr_t)b->exec) / GRANULE, c[g].size / GRANULE);
+        if (b->in_use)
+            continue;
+        for (arena_block **p = &a->blocks; *p; p = &(*p)->next)
+            if (*p == b) {
+                *p = b->next;
+                break;
+            }
+        block_destroy(b);
+    }
+}
+
+void objrt_arena_release(objrt_ctx *ctx)
+{
+    if (!ctx->arena)
+        return;
+    for (arena_block *b = ctx->arena->blocks, *next; b; b = next) {
+        next = b->next;
+        block_destroy(b);
+    }
+    free(ctx->arena);
+    ctx->arena = NULL;
+}
+
+void objrt_arena_usage(const objrt_ctx *ctx, objrt_memory *m)
+{
+    for (const arena_block *b = ctx->arena ? ctx->arena->blocks : NULL; b; b = b->next) {
+        m->arena_blocks++;
+        m->arena_reserved_bytes += b->bytes;
+        for (size_t pg = 0; pg < b->npages; pg++)
+            m->arena_page_bytes += b->kind[pg] != K_FREE ? b->page : 0;
+        m->arena_chunk_bytes += b->in_use * GRANULE;
+    }
+}
