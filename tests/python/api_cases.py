@@ -218,7 +218,13 @@ def _():
     with objrt.Context().load(add_o) as u:
         s = u.stats
         expect(isinstance(s, objrt.Stats) and s.objects == 1 and s.relocations >= 1, repr(s))
-        expect(0 < s.used_bytes <= s.reserved_bytes and s.reserved_bytes % 4096 == 0, repr(s))
+        # packed (the Python default): the unit's 64-byte chunks; otherwise whole pages
+        expect(s.packed == 1 and 0 < s.used_bytes <= s.reserved_bytes and
+               s.reserved_bytes % 64 == 0, repr(s))
+    with objrt.Context(pack_small=False).load(add_o) as u:
+        s = u.stats
+        expect(s.packed == 0 and 0 < s.used_bytes <= s.reserved_bytes and
+               s.reserved_bytes % 4096 == 0, repr(s))
 
 
 @case("py-context-close")
