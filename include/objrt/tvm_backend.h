@@ -27,10 +27,11 @@
  *     the same time on distinct threads. OBJRT_STEAL=0 turns this off (diagnostics).
  *     A waiting thread spins while the launch makes progress, then for up to
  *     OBJRT_SPIN_US microseconds (default 200, at most 1000000; a value that is not a
- *     number means the default) as long as no other thread wants its CPU, then sleeps.
- *     Workers are pinned only
- *     when TVM_BIND_THREADS=1 (one core each) or OBJRT_CPUS lists cores ("0,2-3"). After
- *     fork() the child builds a fresh pool.
+ *     number means the default) unless another runtime thread shares its core and the
+ *     core is wanted, then sleeps. As in TVM, workers are pinned by default, one usable
+ *     core each (the caller's core last), when the threads fit the cores;
+ *     TVM_BIND_THREADS=0 turns that off and OBJRT_CPUS lists the cores ("0,2-3"). The
+ *     calling thread is never pinned. After fork() the child builds a fresh pool.
  *
  *     Diagnostics: with OBJRT_CHECK_ALIGN=1 every workspace pointer and every DLTensor data
  *     pointer passed through TVMFuncCall is checked against the alignment the ABI promises

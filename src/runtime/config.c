@@ -82,11 +82,15 @@ static void load(void)
 
     memset(&cfg, 0, sizeof cfg);
     cfg.ncpus = list ? parse_cpu_list(list, cfg.cpus, max) : 0;
-    cfg.bind = cfg.ncpus > 0;
+    cfg.bind = cfg.ncpus > 0 ? RT_BIND_LIST : RT_BIND_SPREAD;
     if (cfg.ncpus == 0)
         cfg.ncpus = usable_cpus(cfg.cpus, max);
-    if (!cfg.bind && getenv("TVM_BIND_THREADS"))
-        cfg.bind = strcmp(getenv("TVM_BIND_THREADS"), "1") == 0 && cfg.ncpus > 0;
+    /* TVM's rule: pinned unless TVM_BIND_THREADS says otherwise ("1" keeps it) */
+    if (cfg.bind == RT_BIND_SPREAD && getenv("TVM_BIND_THREADS") &&
+        strcmp(getenv("TVM_BIND_THREADS"), "1") != 0)
+        cfg.bind = RT_BIND_NONE;
+    if (cfg.ncpus == 0)
+        cfg.bind = RT_BIND_NONE;
     if (threads == 0)
         threads = env_pos("OMP_NUM_THREADS");
     if (threads == 0)

@@ -38,6 +38,7 @@ typedef struct worker {
 
 typedef struct pool {
     int requested;                     /* threads asked for */
+    int first_cpu;                     /* cpus[] index of the caller's core at creation */
     int nthreads;                      /* caller + workers actually running */
     long spin_ns;
     int steal;
@@ -89,15 +90,37 @@ static void run_task(pool *p, int task, int num_task)
     tl_in_task = 0;
 }
 
-static void bind_self(int id)
+/* Pin worker `id` (the caller, task 0's thread, is never pinned). By default, as TVM
+ * does, each worker gets a core of its own when the threads fit the cores, starting with
+ * the core after the one the caller ran on when the pool was made: two runtime threads
+ * left on one core hand it back and forth through futex wake-ups (a context switch per
+ * barrier), and the scheduler, seeing that core busy only half the time, keeps them
+ * there. */
+static void bind_self(const pool *p, int id)
 {
     const rt_config *c = rt_config_get();
     cpu_set_t set;
-    if (!c->bind)
+    int cpu;
+    if (c->bind == RT_BIND_LIST)
+        cpu = c->cpus[id % c->ncpus];
+    else if (c->bind == RT_BIND_SPREAD && p->requested <= c->ncpus)
+        cpu = c->cpus[(p->first_cpu + id) % c->ncpus];
+    else
         return;
     CPU_ZERO(&set);
-    CPU_SET(c->cpus[id % c->ncpus], &set);
+    CPU_SET(cpu, &set);
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* Index in cpus[] of the core the calling thread runs on, 0 if it is not listed. */
+static int caller_cpu_index(void)
+{
+    const rt_config *c = rt_config_get();
+    int me = sched_getcpu();
+    for (int i = 0; i < c->ncpus; i++)
+        if (c->cpus[i] == me)
+            return i;
+    return 0;
 }
 
 /* Claim task i of `launch` for the calling thread: only if no thread claimed it for this
@@ -135,11 +158,13 @@ static void *worker_main(void *arg)
     worker *w = arg;
     pool *p = w->pool;
     int seen = 0;
-    bind_self(w->id);
+    bind_self(p, w->id);
     for (;;) {
         seen = rt_wait(&w->seq, seen, &w->sleepers, NULL, &w->spin, p->spin_ns);
-        if (atomic_load_explicit(&p->quit, memory_order_relaxed))
+        if (atomic_load_explicit(&p->quit, memory_order_relaxed)) {
+            rt_wait_thread_exit();
             return NULL;
+        }
         work_on(p, w->id);
     }
 }
@@ -170,6 +195,7 @@ static pool *pool_create(int nthreads)
     p->spin_ns = rt_config_get()->spin_ns;
     p->steal = rt_config_get()->steal;
     p->requested = nthreads;
+    p->first_cpu = caller_cpu_index();
     pthread_mutex_init(&p->err_lock, NULL);
     sigfillset(&all);                  /* workers leave asynchronous signals to the app */
     pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -10,11 +10,16 @@
 #pragma GCC visibility push(hidden)
 
 /* config.c: settings read from the environment once per process. */
+enum {
+    RT_BIND_NONE,         /* TVM_BIND_THREADS set to anything but 1 */
+    RT_BIND_SPREAD,       /* the default: one core each, when the threads fit the cores */
+    RT_BIND_LIST          /* OBJRT_CPUS: worker i on the i-th listed core */
+};
 typedef struct rt_config {
     int num_threads;      /* >= 1 */
     long spin_ns;         /* how long a waiting thread spins on an uncontended CPU */
     int steal;            /* threads free of a task run tasks nobody started (OBJRT_STEAL) */
-    int bind;             /* pin workers to cpus[] */
+    int bind;             /* RT_BIND_*: how workers are pinned to cpus[] */
     int ncpus;            /* entries in cpus[] */
     int cpus[1024];
     int check_align;      /* OBJRT_CHECK_ALIGN */
@@ -36,6 +41,8 @@ typedef struct rt_spin {
  * rt_wake_waiters(word, sleepers) after writing. */
 int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progress, rt_spin *s,
             long spin_ns);
+/* A worker that exits leaves the per-CPU count rt_wait keeps. */
+void rt_wait_thread_exit(void);
 void rt_wake_waiters(atomic_int *word, atomic_int *sleepers);
 
 /* diag.c */

@@ -5,10 +5,15 @@
  *   1. spin (pause) while the pool makes progress: the budget is counted in pauses since
  *      the last movement of a progress word (barrier arrivals, finished tasks), and it is
  *      learned per wait site from how long successful spins took there;
- *   2. keep spinning, for at most spin_ns, only while this CPU is not wanted by anyone
- *      else: skipped when the thread was preempted in the last CONTENDED_WINDOW_NS (its
- *      count of involuntary context switches moved); left as soon as a gap in our own
- *      clock reads (preempted again) or a slow probe sched_yield() shows contention;
+ *   2. keep spinning for at most spin_ns, unless that could keep the awaited thread from
+ *      running. That is possible only when another runtime thread last waited on this
+ *      CPU (a "shared" CPU, counted below): then phase 2 is skipped when the thread was
+ *      preempted in the last CONTENDED_WINDOW_NS (its count of involuntary context
+ *      switches moved), and a slow probe sched_yield() ends it. On a CPU of its own
+ *      among the runtime's threads a waiter spins on even if a stranger shares the CPU:
+ *      sleeping there only hands the stranger our slices, and every wake-up then costs a
+ *      context switch. Either way a gap in our own clock reads (we were preempted)
+ *      ends phase 2;
  *   3. sleep on a futex until woken.
  * Why not yield in a loop (as phase 2 once did): under EEVDF (Linux >= 6.6) every
  * sched_yield() pushes the caller's deadline back by a slice, so a thread that keeps
@@ -18,8 +23,10 @@
  * interleaved runs of the 2-thread barrier gave medians of 840 us spinning on, ~96 us
  * with phase 2 left only on detected contention, ~20 us sleeping right after phase 1,
  * and ~33 us for libgomp: a spinner holds the CPU its partner is queued for. With phase 2
- * skipped after a recent preemption (below), a second such run gave ~23 us against
- * libgomp's ~52 us; on an idle machine phase 2 still spins as before. */
+ * skipped after a recent preemption, a second such run gave ~23 us against libgomp's
+ * ~52 us. But that rule alone, on an otherwise idle machine with one busy process pinned
+ * to CPU 0, made the worker that shared CPU 0 with it sleep at every barrier: ~5 us per
+ * barrier against libgomp's ~450 ns (2026-12-01); hence the shared-CPU test. */
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -115,8 +122,38 @@ static int recently_preempted(void)
     return now - changed_ns < CONTENDED_WINDOW_NS;
 }
 
-/* Phase 2. Returns the last value of *word. */
-static int polite_phase(atomic_int *word, int old, long spin_ns)
+/* Runtime threads per CPU, each counted on the CPU of its latest wait (a worker leaves
+ * the count when it exits; a caller that stops launching stays counted: a stale count
+ * only makes a wait take the cautious rule). */
+#define RT_MAX_CPUS 4096
+static atomic_int threads_on_cpu[RT_MAX_CPUS];
+static __thread int tl_cpu = -1;
+
+/* Whether another runtime thread last waited on the calling thread's CPU. */
+static int cpu_shared(void)
+{
+    int c = sched_getcpu();
+    if (c < 0 || c >= RT_MAX_CPUS)
+        return 1;
+    if (c != tl_cpu) {
+        if (tl_cpu >= 0)
+            atomic_fetch_sub_explicit(&threads_on_cpu[tl_cpu], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&threads_on_cpu[c], 1, memory_order_relaxed);
+        tl_cpu = c;
+    }
+    return atomic_load_explicit(&threads_on_cpu[c], memory_order_relaxed) > 1;
+}
+
+void rt_wait_thread_exit(void)
+{
+    if (tl_cpu >= 0)
+        atomic_fetch_sub_explicit(&threads_on_cpu[tl_cpu], 1, memory_order_relaxed);
+    tl_cpu = -1;
+}
+
+/* Phase 2; `probe`: end it when a sched_yield() shows the CPU is wanted. Returns the
+ * last value of *word. */
+static int polite_phase(atomic_int *word, int old, long spin_ns, int probe_yield)
 {
     int v = atomic_load_explicit(word, memory_order_acquire);
     long start = rt_now_ns(), last = start, probe = start;
@@ -128,7 +165,7 @@ static int polite_phase(atomic_int *word, int old, long spin_ns)
         long now = rt_now_ns();
         if (now - last > CONTENDED_NS)
             break;                          /* preempted: someone else needs this CPU */
-        if (now - probe > PROBE_NS) {
+        if (probe_yield && now - probe > PROBE_NS) {
             sched_yield();
             probe = rt_now_ns();
             if (probe - now > CONTENDED_NS)
@@ -147,9 +184,10 @@ static int polite_phase(atomic_int *word, int old, long spin_ns)
 int rt_wait(atomic_int *word, int old, atomic_int *sleepers, atomic_int *progress, rt_spin *s,
             long spin_ns)
 {
+    int shared = cpu_shared();
     int v = spin_phase(word, old, progress, s);
-    if (v == old && spin_ns > 0 && !recently_preempted())
-        v = polite_phase(word, old, spin_ns);
+    if (v == old && spin_ns > 0 && (!shared || !recently_preempted()))
+        v = polite_phase(word, old, spin_ns, shared);
     while (v == old) {
         atomic_fetch_add(sleepers, 1);
         if (atomic_load(word) == old)

@@ -1,7 +1,7 @@
 /* rt_test.c - kernel runtime tests that need no loader (linked directly).
  *   rt_test              run every case, one PASS/FAIL line each
  *   rt_test CASE...      run the named cases
- *   rt_test threads | affinity | idle-state | busy-state | stolen   probes the suite runs under
+ *   rt_test threads | affinity | spread | idle-state | busy-state | stolen   probes the suite runs under
  *                        different environments (they print values, not PASS/FAIL)
  *   rt_test sanitizer-control                a race and an overflow a sanitizer must report */
 #include <objrt/tvm_backend.h>
@@ -677,6 +677,8 @@ static int sanitizer_control(void)
     return 0;
 }
 
+static int worker_has_caller_cpu, caller_cpu = -1;   /* probe_spread */
+
 static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
 {
     cpu_set_t set;
@@ -684,8 +686,10 @@ static int probe_task(int id, TVMParallelGroupEnv *penv, void *cdata)
     TVMBackendParallelBarrier(id, penv);
     if (id == 0)
         ((int *)cdata)[0] = penv->num_task;
-    if (id == 1 && sched_getaffinity(0, sizeof set, &set) == 0)
+    if (id == 1 && sched_getaffinity(0, sizeof set, &set) == 0) {
         ((int *)cdata)[1] = CPU_COUNT(&set);
+        worker_has_caller_cpu = caller_cpu >= 0 && CPU_ISSET(caller_cpu, &set);
+    }
     return 0;
 }
 
@@ -719,9 +723,35 @@ static void print_worker_states(void)
     printf("%.*s", n, states);
 }
 
+/* spread: the caller moves to the last usable core after the runtime has read its
+ * settings (both cores usable), then launches: prints the cores task 1's worker may run
+ * on and whether the caller's core is among them. */
+static int probe_spread(void)
+{
+    cpu_set_t all, one;
+    int out[2] = {0, 0}, last = -1;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        return 1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all))
+            last = c;
+    objrt_num_threads();               /* the settings are read now, with every core */
+    CPU_ZERO(&one);
+    CPU_SET(last, &one);
+    caller_cpu = last;
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return 1;
+    if (TVMBackendParallelLaunch(probe_task, out, 2) != 0)
+        return 1;
+    printf("%d %s\n", out[1], worker_has_caller_cpu ? "with-caller" : "apart");
+    return 0;
+}
+
 static int probe(const char *what)
 {
     int out[2] = {0, 0};
+    if (strcmp(what, "spread") == 0)
+        return probe_spread();
     if (TVMBackendParallelLaunch(probe_task, out, 0) != 0)
         return 1;
     if (strcmp(what, "busy-state") == 0) {
@@ -772,6 +802,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "sanitizer-control") == 0)
         return sanitizer_control();
     if (argc == 2 && (strcmp(argv[1], "threads") == 0 || strcmp(argv[1], "affinity") == 0 ||
+                      strcmp(argv[1], "spread") == 0 ||
                       strcmp(argv[1], "idle-state") == 0 || strcmp(argv[1], "stolen") == 0 ||
                       strcmp(argv[1], "busy-state") == 0))
         return probe(argv[1]);

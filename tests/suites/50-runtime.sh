@@ -22,7 +22,8 @@ T=$BUILD/tests/runtime
 [ -n "$SAN" ] && expect "runtime-$SAN-clean" && expect_harness "runtime-$SAN-control-detected"
 if [ $full = 1 ]; then
     expect env-tvm-over-omp env-omp env-invalid-falls-through env-usable-cores env-affinity-one-core
-    [ "$(nproc)" -ge 2 ] && expect bind-default-unpinned bind-tvm-bind-threads bind-cpu-list idle-workers-sleep
+    [ "$(nproc)" -ge 2 ] && expect bind-default-pinned bind-default-apart-from-caller bind-tvm-bind-threads \
+        bind-tvm-bind-threads-off bind-oversubscribed-unpinned bind-apart-control bind-cpu-list idle-workers-sleep
     expect_harness seed-disassembly-aligned-store
     expect seed-cli-1000-runs cli-runs-tvm-main cli-tvm-main-failure-status \
         diag-check-align-names-kernel diag-off-faults
@@ -77,8 +78,16 @@ expect_eq env-invalid-falls-through "$(probe TVM_NUM_THREADS=x OMP_NUM_THREADS=2
 expect_eq env-usable-cores "$(probe "$T/rt_test" threads)" "$n $n"
 expect_eq env-affinity-one-core "$(probe taskset -c 0 "$T/rt_test" threads)" "1 1"
 if [ "$n" -ge 2 ]; then
-    expect_eq bind-default-unpinned "$(probe TVM_NUM_THREADS=2 "$T/rt_test" affinity)" "$n"
+    # pinned by default, as in TVM, on a core other than the caller's; not when TVM_BIND_THREADS
+    # is not 1 or the threads outnumber the cores
+    expect_eq bind-default-pinned "$(probe TVM_NUM_THREADS=2 "$T/rt_test" affinity)" 1
+    expect_eq bind-default-apart-from-caller "$(probe TVM_NUM_THREADS=2 "$T/rt_test" spread)" "1 apart"
     expect_eq bind-tvm-bind-threads "$(probe TVM_NUM_THREADS=2 TVM_BIND_THREADS=1 "$T/rt_test" affinity)" 1
+    expect_eq bind-tvm-bind-threads-off "$(probe TVM_NUM_THREADS=2 TVM_BIND_THREADS=0 "$T/rt_test" affinity)" "$n"
+    expect_eq bind-oversubscribed-unpinned "$(probe TVM_NUM_THREADS=$((n + 1)) "$T/rt_test" affinity)" "$n"
+    # negative control of the apart check: unpinned, the worker keeps the mask it inherits from
+    # the caller, which `spread` has narrowed to the caller's core
+    expect_eq bind-apart-control "$(probe TVM_NUM_THREADS=2 TVM_BIND_THREADS=0 "$T/rt_test" spread)" "1 with-caller"
     expect_eq bind-cpu-list "$(probe TVM_NUM_THREADS=2 OBJRT_CPUS=0 "$T/rt_test" affinity)" 1
     # idle workers must be asleep (S), not spinning (R, as a worker running a task): the state,
     # unlike CPU time, does not depend on how busy the machine is
