@@ -3,7 +3,9 @@
 compile: compile + first call of N small jitted functions (wall and process CPU ms; numba
          import and one warm-up function excluded).
 memory:  N jitted functions compiled, called and dropped: RSS growth (KiB) after
-         gc.collect(), and for objrt the units linked/unloaded and bytes mapped per unit.
+         gc.collect(), and for objrt the units linked/unloaded.
+mapped:  (objrt only) N jitted functions compiled, called and kept: bytes mapped per live
+         unit (shared pages of small units plus own reservations) and content per unit.
 speed:   mandelbrot (200x200, 100 iterations) and a reduction (sum of sqrt over 10^6
          float64) per call: the thread's CPU time, median of 15 calls after a warm-up (us)."""
 import gc
@@ -61,9 +63,16 @@ def memory_bench():
     out = {"rss_growth_kib": rss_kib() - before}
     if jit == "objrt":
         t = objrt.llvm.totals
-        out.update(units=t.units, unloaded=t.unloaded, reserved_per_unit=t.reserved_bytes / t.units,
-                   used_per_unit=t.used_bytes / t.units)
+        out.update(units=t.units, unloaded=t.unloaded)
     return out
+
+
+def mapped_bench():
+    keep = [make(i) for i in range(n)]
+    for f in keep:
+        f(10)
+    units, nbytes, content = objrt.llvm.mapped()
+    return {"units": units, "mapped_per_unit": nbytes / units, "content_per_unit": content / units}
 
 
 @numba.njit
@@ -107,4 +116,4 @@ def speed_bench():
 
 
 print(json.dumps(dict({"compile": compile_bench, "memory": memory_bench,
-                       "speed": speed_bench}[what](), jit=jit, what=what, n=n)))
+                       "mapped": mapped_bench, "speed": speed_bench}[what](), jit=jit, what=what, n=n)))

@@ -5,7 +5,9 @@
 #   compile   compile + first call of 200 small jitted functions
 #   memory    1000 jitted functions compiled, called and dropped: RSS growth
 #   speed     a numba kernel (mandelbrot) and a reduction, per call
-# Env: ROUNDS (default 3), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1).
+#   mapped    objrt only: MAPPED_N jitted functions kept: bytes mapped per small unit vs its
+#             content, small units sharing pages (the Python default) and not (OBJRT_PACK=0)
+# Env: ROUNDS (default 3), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1), MAPPED_N (1000).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
@@ -14,7 +16,7 @@ case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 export OBJRT_LIBRARY=$BUILD/libobjrt.so PYTHONPATH=$ROOT/python
 PY=/usr/bin/python3
 ROUNDS=${ROUNDS:-3}; COMPILE_N=${COMPILE_N:-200}; MEMORY_N=${MEMORY_N:-1000}
-MEMORY_ROUNDS=${MEMORY_ROUNDS:-1}
+MEMORY_ROUNDS=${MEMORY_ROUNDS:-1}; MAPPED_N=${MAPPED_N:-1000}
 OUT=$(mktemp -d /tmp/objrt-bench-python.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -30,6 +32,10 @@ run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
     done
 }
 run compile "$COMPILE_N" "$ROUNDS" && run speed 0 "$ROUNDS" && run memory "$MEMORY_N" "$MEMORY_ROUNDS" || exit 1
+for pack in 1 0; do
+    OBJRT_PACK=$pack "$PY" "$ROOT/bench/python/numba_bench.py" objrt mapped "$MAPPED_N" >"$OUT/mapped$pack.json" 2>"$OUT/err" \
+        || { echo "bench/python: objrt mapped (OBJRT_PACK=$pack) failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
+done
 
 "$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" <<'PYEOF'
 import json, statistics, sys
@@ -50,9 +56,12 @@ for what, key, label, unit in (("compile", "ms", "compile + first call of %s fun
     o, m = med(what, "objrt", key), med(what, "mcjit", key)
     print("| %s | %.0f %s | %.0f %s | %.2f |" % (label, o, unit, m, unit, o / m if m else float("nan")))
 mem = [r for r in rows("memory") if r["jit"] == "objrt"][-1]
-print("objrt memory run: %d units linked, %d unloaded; mapped %.0f bytes per unit for %.0f bytes of content (%.1fx)"
-      % (mem["units"], mem["unloaded"], mem["reserved_per_unit"], mem["used_per_unit"],
-         mem["reserved_per_unit"] / mem["used_per_unit"]))
+print("objrt memory run: %d units linked, %d unloaded" % (mem["units"], mem["unloaded"]))
+for pack, label in (("1", "small units sharing pages"), ("0", "each unit on its own pages (OBJRT_PACK=0)")):
+    m = json.load(open("%s/mapped%s.json" % (out, pack)))
+    print("objrt, %d jitted functions kept, %s: %.0f bytes mapped per unit for %.0f bytes of content (%.2fx)"
+          % (m["units"], label, m["mapped_per_unit"], m["content_per_unit"],
+             m["mapped_per_unit"] / m["content_per_unit"]))
 checks = {(r["what"], r["jit"]): r.get("check") for w in ("compile", "speed") for r in rows(w)}
 bad = [w for w in ("compile", "speed") if checks[(w, "objrt")] != checks[(w, "mcjit")]]
 if bad:

@@ -18,7 +18,7 @@ import threading
 
 from . import _lib
 
-__all__ = ["Context", "Unit", "Stats", "LinkError", "KernelError", "library_path"]
+__all__ = ["Context", "Unit", "Stats", "Memory", "LinkError", "KernelError", "library_path"]
 
 library_path = _lib.path
 """The libobjrt.so this package uses (OBJRT_LIBRARY overrides the search)."""
@@ -46,6 +46,15 @@ class Stats:
     comdat_groups_dropped: int  #: COMDAT groups dropped as duplicates of a kept group
     comdat_bytes_dropped: int   #: their sections' bytes: what deduplication saved
     packed: int             #: 1: the unit shares pages with other small units
+
+
+@dataclasses.dataclass(frozen=True)
+class Memory:
+    """The context's shared pages of small units (struct objrt_memory of objrt.h)."""
+    arena_blocks: int           #: memory files of the arena
+    arena_reserved_bytes: int   #: address space they take
+    arena_page_bytes: int       #: pages holding at least one unit's chunk
+    arena_chunk_bytes: int      #: the chunks themselves
 
 
 def _name_bytes(name):
@@ -215,6 +224,13 @@ class Context:
         return _lib.objrt_sym(self._handle(), _name_bytes(name)) or None
 
     # -- lifetime -------------------------------------------------------------------------
+    def memory(self):
+        """Memory of the context's shared pages (objrt_memory_usage) as a Memory."""
+        m = _lib.CMemory()
+        if _lib.objrt_memory_usage(self._handle(), ctypes.byref(m)):
+            raise LinkError("objrt_memory_usage failed")
+        return Memory(*(getattr(m, f[0]) for f in _lib.CMemory._fields_))
+
     def close(self):
         """Unload every unit still loaded and free the context."""
         if not self._h:

@@ -53,6 +53,11 @@ class CStats(ctypes.Structure):
                 ("comdat_bytes_dropped", ctypes.c_size_t), ("packed", ctypes.c_size_t)]
 
 
+class CMemory(ctypes.Structure):
+    _fields_ = [("arena_blocks", ctypes.c_size_t), ("arena_reserved_bytes", ctypes.c_size_t),
+                ("arena_page_bytes", ctypes.c_size_t), ("arena_chunk_bytes", ctypes.c_size_t)]
+
+
 class Options(ctypes.Structure):
     _fields_ = [("page_size", ctypes.c_size_t), ("no_constructors", ctypes.c_int),
                 ("earlier_wins", ctypes.c_int), ("pack_small", ctypes.c_int)]
@@ -80,5 +85,6 @@ objrt_set_resolver = _decl("objrt_set_resolver", ctypes.c_int, c_p, RESOLVER, c_
 objrt_unload = _decl("objrt_unload", ctypes.c_int, c_p)
 objrt_unit_dependants = _decl("objrt_unit_dependants", ctypes.c_size_t, c_p)
 objrt_error = _decl("objrt_error", ctypes.c_char_p, c_p)
+objrt_memory_usage = _decl("objrt_memory_usage", ctypes.c_int, c_p, ctypes.POINTER(CMemory))
 objrt_unit_stats = _decl("objrt_unit_stats", ctypes.c_int, c_p, ctypes.POINTER(CStats))
 objrt_set_options = _decl("objrt_set_options", ctypes.c_int, c_p, ctypes.POINTER(Options))

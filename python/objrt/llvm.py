@@ -21,12 +21,13 @@ other unit is bound to it; otherwise the unit is kept and retried after later un
 import os
 import struct
 import threading
+import weakref
 
 import llvmlite.binding as _llvm
 
 from . import Context, LinkError
 
-__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals"]
+__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped"]
 
 
 class _Totals:
@@ -44,6 +45,25 @@ class _Totals:
 
 
 totals = _Totals()
+_engines = weakref.WeakSet()
+
+
+def mapped():
+    """Over the live units of every engine of the process: (units, bytes mapped for them,
+    bytes of their content). Mapped: the shared pages of each engine's context (small units
+    share pages) plus the own reservation of every unit that was not packed."""
+    units = nbytes = content = 0
+    contexts = {}
+    for e in list(_engines):
+        contexts[id(e._ctx)] = e._ctx
+        for rec in list(e.units):
+            s = rec.unit.stats
+            units += 1
+            content += s.used_bytes
+            nbytes += 0 if s.packed else s.reserved_bytes
+    for ctx in contexts.values():
+        nbytes += ctx.memory().arena_page_bytes
+    return units, nbytes, content
 
 
 class _Record:
@@ -108,6 +128,7 @@ class ExecutionEngine:
         self._notify = self._getbuffer = None
         self._explicit = set()      # names defined from llvmlite's symbol table
         self.units = []             # live records, oldest first (introspection)
+        _engines.add(self)
         if module is not None:
             self.add_module(module)
 

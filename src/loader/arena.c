@@ -52,6 +52,8 @@ typedef struct arena_block {
 
 typedef struct objrt_arena {
     arena_block *blocks;
+    bool unusable;                      /* a fresh block failed: the system refuses (an
+                                           executable memfd, most likely); stop trying */
 } objrt_arena;
 
 /* ---- fork: a generation counter both sides of a fork advance ---- */
@@ -170,14 +172,20 @@ static int page_take(arena_block *b, size_t pg, int k)
     return 0;
 }
 
-/* The page's memory goes back to the system; the page back to the free pool. */
+/* The page's memory goes back to the system; the page back to the free pool. An RW page
+ * whose file mapping cannot be restored stays an RW page (its memory dropped all the same):
+ * never may code written through the alias land on a page the execution view does not
+ * take from the file. */
 static void page_return(arena_block *b, size_t pg)
 {
     uint8_t *at = b->exec + pg * b->page;
     off_t off = (off_t)(pg * b->page);
-    if (b->kind[pg] == GRP_RW)
-        mmap(at, b->page, PROT_NONE, MAP_SHARED | MAP_FIXED, b->fd, off);
-    else
+    if (b->kind[pg] == GRP_RW &&
+        mmap(at, b->page, PROT_NONE, MAP_SHARED | MAP_FIXED, b->fd, off) == MAP_FAILED) {
+        madvise(at, b->page, MADV_DONTNEED);
+        return;
+    }
+    if (b->kind[pg] != GRP_RW)
         mprotect(at, b->page, PROT_NONE);
     fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)b->page);
     b->kind[pg] = K_FREE;
@@ -218,8 +226,12 @@ static int run_take(arena_block *b, size_t g, size_t n, int k)
 {
     size_t per = b->page / GRANULE;
     for (size_t pg = g / per; pg <= (g + n - 1) / per; pg++)
-        if (b->kind[pg] == K_FREE && page_take(b, pg, k))
+        if (b->kind[pg] == K_FREE && page_take(b, pg, k)) {
+            while (pg-- > g / per)          /* the pages this run took, back */
+                if (b->used[pg] == 0)
+                    page_return(b, pg);
             return -1;
+        }
     set_bits(b->bits, g, n, true);
     for (size_t i = g; i < g + n; i = (i / per + 1) * per) {
         size_t end = (i / per + 1) * per < g + n ? (i / per + 1) * per : g + n;
@@ -308,6 +320,8 @@ int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT
     pthread_once(&fork_once, fork_hook);
     if (!ctx->arena && !(ctx->arena = calloc(1, sizeof *ctx->arena)))
         return -1;
+    if (ctx->arena->unusable)
+        return -1;
     for (arena_block *b = ctx->arena->blocks; b; b = b->next)
         if (b->page == page && !frozen(b) && alloc_in(b, size, align, out) == 0)
             return 0;
@@ -316,6 +330,7 @@ int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT
         return -1;
     if (alloc_in(b, size, align, out)) {    /* e.g. a memfd that may not be executable */
         block_destroy(b);
+        ctx->arena->unusable = true;
         return -1;
     }
     b->next = ctx->arena->blocks;

@@ -19,8 +19,10 @@
  *   random-unload  leaves unloaded in random order; the rest still compute right
  *   returned       pages of unloaded units go back: arena pages and the memory file's
  *                  resident pages shrink; after the last unload no arena remains
- * Controls (4 KiB run only): the bytes check fails with packing off; the poller catches a
- * w+x page planted during loads; the alias check flags a writable shared mapping.
+ * 4 KiB run only: fork-isolation (child and parent load after a fork, each in turn: neither
+ * sees the other's units or writes); controls: the bytes check fails with packing off; the
+ * poller catches a w+x page planted during loads; the alias check flags a writable shared
+ * mapping.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -384,6 +386,67 @@ static void session(void)
     free(g_u);
 }
 
+/* fork(): the child and the parent both load after the fork, one after the other, each
+ * into the free space of the arena it inherited; the other's units must not change: code
+ * and read-only data pages shared through the memory file are never reused after a fork,
+ * and writable data are private to each process. */
+static int fork_case_units(objrt_ctx *ctx, int from, int to, char *why, size_t len)
+{
+    for (int i = from; i < to; i++) {
+        if (load_one(ctx, i, why, len))
+            return 0;
+        *g_u[i].g = i + 1;
+    }
+    return check_values(to, "after the fork", why, len);
+}
+
+static void fork_case(void)
+{
+    char why[512] = "";
+    int n = 125, ok = 0;
+    objrt_ctx *ctx = new_ctx(1);
+    g_u = calloc((size_t)n, sizeof *g_u);
+    int to_child[2], to_parent[2];
+    if (!ctx || pipe(to_child) || pipe(to_parent) || !fork_case_units(ctx, 0, 40, why, sizeof why)) {
+        t_report("pack-fork-isolation", 0, "setup: %s", why);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {             /* child: loads 40 units, then the parent loads 40 */
+        char c = 0;
+        int good = fork_case_units(ctx, 40, 80, why, sizeof why);
+        for (int i = 0; i < 40; i++)
+            *g_u[i].g = -1;     /* the parent must not see this */
+        if (write(to_parent[1], "x", 1) != 1 || read(to_child[0], &c, 1) != 1)
+            good = 0;
+        for (int i = 0; i < 40; i++)
+            *g_u[i].g = i + 1;
+        good = good && check_values(80, "in the child after the parent's loads", why, sizeof why);
+        if (!good)
+            fprintf(stderr, "t_pack: fork child: %s\n", why);
+        _exit(good ? 0 : 1);
+    }
+    char c = 0;
+    if (pid > 0 && read(to_parent[0], &c, 1) == 1) {
+        /* units 85.. are other variants than the child's 40.. (i % 20): were the parent to
+         * reuse the chunks the child took, the bytes would differ */
+        ok = check_values(40, "in the parent after the child's loads", why, sizeof why) &&
+             fork_case_units(ctx, 85, 125, why, sizeof why);
+        if (write(to_child[1], "x", 1) != 1)
+            ok = 0;
+    }
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (ok && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        ok = 0;
+        snprintf(why, sizeof why, "the child's units went wrong (status 0x%x, see stderr)", status);
+    }
+    t_report("pack-fork-isolation", ok, "%s", why);
+    objrt_free(ctx);
+    free(g_u);
+}
+
 /* ---- controls ---- */
 
 /* With packing off the bytes check fails (the same units and measure). */
@@ -459,12 +522,13 @@ int main(int argc, char **argv)
     snprintf(g_sfx, sizeof g_sfx, "%zuk", g_page >> 10);
     const char *names[] = { nm("loads"), nm("no-wx"), nm("alias-closed"), nm("values"),
                             nm("bytes"), nm("deps"), nm("guard"), nm("random-unload"),
-                            nm("returned"), NULL, NULL, NULL, NULL };
+                            nm("returned"), NULL, NULL, NULL, NULL, NULL };
     int controls = g_page == 4096;
     if (controls) {
         names[9] = "HARNESS pack-control-unpacked-fails-bytes-check";
         names[10] = "HARNESS pack-control-planted-wx-caught";
         names[11] = "HARNESS pack-control-alias-check-flags-rw-s";
+        names[12] = "pack-fork-isolation";
     }
     t_declare(names);
     for (int v = 0; v < VARIANTS; v++) {
@@ -478,6 +542,7 @@ int main(int argc, char **argv)
         control_unpacked();
         control_planted_wx();
         control_alias_check();
+        fork_case();
     }
     for (int v = 0; v < VARIANTS; v++)
         free(g_obj[v]);

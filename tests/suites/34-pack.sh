@@ -21,20 +21,8 @@ mkdir -p "$FX"
 export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
 unset OBJRT_PACK
 
-# The variants: the same formulas as t_pack.c (ntab, nstep, tabv).
-ok=1
-for v in $(seq 0 19); do
-    ntab=$((4 + (v * 37) % 120)) nstep=$((1 + (v * 5) % 24))
-    { printf '#define TAB'; for k in $(seq 0 $((ntab - 1))); do printf ' %d,' $(((k * 7 + v) % 101)); done; echo; } >"$FX/tab$v.h"
-    extra=""
-    [ "$v" = 7 ] && extra="-DTAB_ALIGN=256"
-    [ "$v" = 13 ] && extra="-DG_ALIGN=128"
-    # shellcheck disable=SC2086
-    $GCC -O2 -fPIC -DV=$v -DNTAB=$ntab -DNSTEP=$nstep $extra -include "$FX/tab$v.h" \
-        -c "$SRC/unit.c" -o "$FX/u$v.o" 2>"$FX/u$v.err" || ok=0
-done
-if [ "$ok" = 0 ]; then
-    fail "pack-fixtures: $(cat "$FX"/u*.err | head -n 2 | tr '\n' ' ')"
+if ! why=$(bash "$SRC/make-units.sh" "$FX" "$GCC" 2>&1); then
+    fail "pack-fixtures: $(printf '%s' "$why" | tr '\n' ' ')"
     exit 0
 fi
 build_prog pack-build "$B/tests/pack/t_pack" "$SRC/t_pack.c" || exit 0
