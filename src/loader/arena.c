@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -314,12 +315,31 @@ static int alloc_in(arena_block *b, const uint64_t size[GRP_COUNT],
     return 0;
 }
 
+/* Is a debugger tracing the process? ptrace cannot write to a shared mapping that is not
+ * writable (the kernel refuses FOLL_FORCE there), so its breakpoints would not stick in
+ * packed code: a process run under gdb does not pack. */
+static bool traced(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[128];
+    long pid = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %ld", &pid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return pid != 0;
+}
+
 int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT],
                       const uint64_t align[GRP_COUNT], objrt_chunk out[GRP_COUNT])
 {
     pthread_once(&fork_once, fork_hook);
-    if (!ctx->arena && !(ctx->arena = calloc(1, sizeof *ctx->arena)))
-        return -1;
+    if (!ctx->arena) {                      /* once per context */
+        if (!(ctx->arena = calloc(1, sizeof *ctx->arena)))
+            return -1;
+        ctx->arena->unusable = traced();
+    }
     if (ctx->arena->unusable)
         return -1;
     for (arena_block *b = ctx->arena->blocks; b; b = b->next)
