@@ -3,8 +3,12 @@
  * inside a symbol and between symbols, archive members, and refuses host addresses.
  *   usage: t_addr ADDR_O LIB_A USER_O   (addr.o; an archive with member addr.o; an object
  *                                        calling global_fn)
+ * Each case loads its own unit into a fresh context and runs crash-isolated (t_case).
+ * Under ASan a case also fails when it leaked heap memory.
  */
 #include "../unit/t_common.h"
+
+static const char *g_addr_o, *g_lib_a, *g_user_o;
 
 static objrt_location where(objrt_ctx *ctx, const void *p, int *rc)
 {
@@ -16,72 +20,143 @@ static objrt_location where(objrt_ctx *ctx, const void *p, int *rc)
 
 static int same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
-static void check_symbol(const char *name, objrt_ctx *ctx, const void *p, const char *sym,
-                         size_t off, int local, const char *section_prefix)
+/* addr.o loaded into a fresh context; NULL (context freed, `why` set) when it did not. */
+static objrt_unit *load_addr_o(objrt_ctx **ctx, char *why, size_t whylen)
 {
-    int rc;
-    objrt_location i = where(ctx, p, &rc);
-    t_report(name, rc == 0 && same(i.symbol, sym) && i.offset == off && i.local == local &&
-             i.section && strncmp(i.section, section_prefix, strlen(section_prefix)) == 0 &&
-             (const char *)p - (const char *)i.symbol_addr == (long)off,
-             "rc=%d symbol=%s+0x%zx local=%d section=%s, expected %s+0x%zx local=%d in %s*",
-             rc, rc ? "-" : i.symbol ? i.symbol : "(null)", rc ? 0 : i.offset, rc ? -1 : i.local,
-             rc ? "-" : i.section, sym, off, local, section_prefix);
+    *ctx = objrt_new();
+    objrt_unit *u = objrt_load(*ctx, &g_addr_o, 1);
+    if (!u) {
+        snprintf(why, whylen, "loading %s failed: %s", g_addr_o, objrt_error(*ctx));
+        objrt_free(*ctx);
+    }
+    return u;
 }
 
-static void plain_object(const char *path)
+/* Free the context; a case that passed must also have leaked nothing. */
+static int done(objrt_ctx *ctx, int ok, char *why, size_t whylen)
 {
-    objrt_ctx *ctx = objrt_new();
-    objrt_unit *u = objrt_load(ctx, &path, 1);
-    if (!u) {
-        t_report("addr-load", 0, "%s", objrt_error(ctx));
-        objrt_free(ctx);
-        return;
+    objrt_free(ctx);
+    if (ok && t_leaks_now()) {
+        snprintf(why, whylen, "leaked heap memory (LeakSanitizer report on stderr)");
+        return 0;
     }
-    char *gfn = objrt_unit_sym(u, "global_fn"), *gdata = objrt_unit_sym(u, "global_data");
-    void *(*lfn)(void) = (void *(*)(void))objrt_unit_sym(u, "addr_of_local_fn");
-    void *(*ldata)(void) = (void *(*)(void))objrt_unit_sym(u, "addr_of_local_data");
-    const char *(*msg)(void) = (const char *(*)(void))objrt_unit_sym(u, "addr_of_message");
-    if (!gfn || !gdata || !lfn || !ldata || !msg) {
-        t_report("addr-symbols", 0, "a fixture symbol is missing");
-        objrt_free(ctx);
-        return;
-    }
-    check_symbol("addr-global-function", ctx, gfn, "global_fn", 0, 0, ".text");
-    check_symbol("addr-inside-global-function", ctx, gfn + 3, "global_fn", 3, 0, ".text");
-    check_symbol("addr-global-data", ctx, gdata + 8, "global_data", 8, 0, ".data");
-    check_symbol("addr-local-function", ctx, lfn(), "local_fn", 0, 1, ".text");
-    check_symbol("addr-local-data", ctx, (char *)ldata() + 4, "local_data", 4, 1, ".data");
+    return ok;
+}
 
-    /* A string literal has no symbol: the answer is its section and the offset in it. */
+/* ---- symbols of a plain object ---------------------------------------------------------- */
+
+/* An address of addr.o and what objrt_addr_info must say about it: the symbol `via` (or,
+ * with `call`, the address the function `via` returns) plus `add`, expected to be `sym`
+ * + `off` in a section named `section`*. */
+typedef struct sym_case {
+    const char *via;
+    int call;
+    size_t add;
+    const char *sym;
+    size_t off;
+    int local;
+    const char *section;
+} sym_case;
+
+static const sym_case global_function = { "global_fn", 0, 0, "global_fn", 0, 0, ".text" };
+static const sym_case inside_global_function = { "global_fn", 0, 3, "global_fn", 3, 0, ".text" };
+static const sym_case global_data = { "global_data", 0, 8, "global_data", 8, 0, ".data" };
+static const sym_case local_function = { "addr_of_local_fn", 1, 0, "local_fn", 0, 1, ".text" };
+static const sym_case local_data = { "addr_of_local_data", 1, 4, "local_data", 4, 1, ".data" };
+
+static int check_symbol(void *arg, char *why, size_t whylen)
+{
+    const sym_case *c = arg;
+    objrt_ctx *ctx;
+    objrt_unit *u = load_addr_o(&ctx, why, whylen);
+    if (!u) return 0;
+    char *p = objrt_unit_sym(u, c->via);
+    if (!p) {
+        snprintf(why, whylen, "addr.o exports no %s", c->via);
+        return done(ctx, 0, why, whylen);
+    }
+    if (c->call)
+        p = ((char *(*)(void))p)();
+    p += c->add;
+    int rc;
+    objrt_location i = where(ctx, p, &rc);
+    int ok = rc == 0 && same(i.symbol, c->sym) && i.offset == c->off && i.local == c->local &&
+             i.section && strncmp(i.section, c->section, strlen(c->section)) == 0 &&
+             p - (const char *)i.symbol_addr == (long)c->off;
+    snprintf(why, whylen, "rc=%d symbol=%s+0x%zx local=%d section=%s, expected %s+0x%zx local=%d in %s*",
+             rc, rc ? "-" : i.symbol ? i.symbol : "(null)", rc ? 0 : i.offset, rc ? -1 : i.local,
+             rc ? "-" : i.section, c->sym, c->off, c->local, c->section);
+    return done(ctx, ok, why, whylen);
+}
+
+/* A string literal has no symbol: the answer is its section and the offset in it. */
+static int between_symbols(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    objrt_ctx *ctx;
+    objrt_unit *u = load_addr_o(&ctx, why, whylen);
+    if (!u) return 0;
+    const char *(*msg)(void) = (const char *(*)(void))objrt_unit_sym(u, "addr_of_message");
+    if (!msg) {
+        snprintf(why, whylen, "addr.o exports no addr_of_message");
+        return done(ctx, 0, why, whylen);
+    }
     int rc;
     const char *m = msg();
     objrt_location i = where(ctx, m + 2, &rc);
-    t_report("addr-between-symbols", rc == 0 && i.symbol == NULL && i.section &&
-             strncmp(i.section, ".rodata", 7) == 0 &&
-             i.offset == (size_t)(m + 2 - (const char *)i.section_addr) && same(i.file, path) &&
-             i.member == NULL && same(i.object, path) && i.unit == u,
-             "rc=%d symbol=%s section=%s offset=0x%zx file=%s", rc,
+    int ok = rc == 0 && i.symbol == NULL && i.section && strncmp(i.section, ".rodata", 7) == 0 &&
+             i.offset == (size_t)(m + 2 - (const char *)i.section_addr) && same(i.file, g_addr_o) &&
+             i.member == NULL && same(i.object, g_addr_o) && i.unit == u;
+    snprintf(why, whylen, "rc=%d symbol=%s section=%s offset=0x%zx file=%s", rc,
              rc ? "-" : i.symbol ? i.symbol : "(null)", rc ? "-" : i.section,
              rc ? 0 : i.offset, rc ? "-" : i.file);
-
-    /* Negative controls: host code, and the same unit after unload. */
-    rc = objrt_addr_info(ctx, (void *)plain_object, &i);
-    t_report("addr-host-address-refused", rc == -1 && strstr(objrt_error(ctx), "not inside"),
-             "rc=%d error '%s'", rc, objrt_error(ctx));
-    objrt_unload(u);
-    rc = objrt_addr_info(ctx, gfn, &i);
-    t_report("addr-after-unload-refused", rc == -1, "rc=%d after unload", rc);
-    rc = objrt_addr_info(NULL, gfn, &i);
-    t_report("addr-after-unload-any-context", rc == -1, "rc=%d after unload (ctx NULL)", rc);
-    objrt_free(ctx);
+    return done(ctx, ok, why, whylen);
 }
 
-/* The same object as member addr.o of an archive, pulled in by user.o. */
-static void archive_member(const char *user, const char *archive)
+/* ---- negative controls: host code, and the same unit after unload ------------------------ */
+
+static int host_address_refused(void *arg, char *why, size_t whylen)
 {
+    (void)arg;
+    objrt_ctx *ctx;
+    if (!load_addr_o(&ctx, why, whylen)) return 0;
+    objrt_location i;
+    int rc = objrt_addr_info(ctx, (void *)host_address_refused, &i);
+    snprintf(why, whylen, "rc=%d error '%s'", rc, objrt_error(ctx));
+    return done(ctx, rc == -1 && strstr(objrt_error(ctx), "not inside"), why, whylen);
+}
+
+/* With &any_context as arg: ask with no context (any context) instead of the unit's. */
+static int any_context = 1;
+static int after_unload_refused(void *arg, char *why, size_t whylen)
+{
+    objrt_ctx *ctx;
+    objrt_unit *u = load_addr_o(&ctx, why, whylen);
+    if (!u) return 0;
+    char *gfn = objrt_unit_sym(u, "global_fn");
+    if (!gfn) {
+        snprintf(why, whylen, "addr.o exports no global_fn");
+        return done(ctx, 0, why, whylen);
+    }
+    objrt_location i;
+    int rc = objrt_addr_info(ctx, gfn, &i), ok = rc == 0;
+    snprintf(why, whylen, "rc=%d before the unload (%s)", rc, objrt_error(ctx));
+    if (ok) {
+        objrt_unload(u);
+        rc = objrt_addr_info(arg ? NULL : ctx, gfn, &i);
+        ok = rc == -1;
+        snprintf(why, whylen, "rc=%d after unload%s", rc, arg ? " (ctx NULL)" : "");
+    }
+    return done(ctx, ok, why, whylen);
+}
+
+/* ---- the same object as member addr.o of an archive, pulled in by user.o ----------------- */
+
+static int archive_member(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
     objrt_ctx *ctx = objrt_new();
-    const char *paths[] = { user, archive };
+    const char *paths[] = { g_user_o, g_lib_a };
     objrt_unit *u = objrt_load(ctx, paths, 2);
     char *fn = u ? objrt_unit_sym(u, "global_fn") : NULL;
     int rc = -1;
@@ -89,22 +164,33 @@ static void archive_member(const char *user, const char *archive)
     if (fn)
         rc = objrt_addr_info(NULL, fn + 1, &i);    /* any context */
     char want[4096];
-    snprintf(want, sizeof want, "%s(addr.o)", archive);
-    t_report("addr-archive-member", rc == 0 && same(i.file, archive) && same(i.member, "addr.o") &&
-             same(i.object, want) && same(i.symbol, "global_fn") && i.offset == 1,
-             "rc=%d file=%s member=%s object=%s symbol=%s (%s)", rc, rc ? "-" : i.file,
+    snprintf(want, sizeof want, "%s(addr.o)", g_lib_a);
+    int ok = rc == 0 && same(i.file, g_lib_a) && same(i.member, "addr.o") && same(i.object, want) &&
+             same(i.symbol, "global_fn") && i.offset == 1;
+    snprintf(why, whylen, "rc=%d file=%s member=%s object=%s symbol=%s (%s)", rc, rc ? "-" : i.file,
              rc ? "-" : i.member ? i.member : "(null)", rc ? "-" : i.object,
              rc ? "-" : i.symbol, objrt_error(ctx));
-    objrt_free(ctx);
+    return done(ctx, ok, why, whylen);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: t_addr ADDR_O LIBADDR_A USER_O\n");
-        return 2;
-    }
-    plain_object(argv[1]);
-    archive_member(argv[3], argv[2]);
+    t_args(argc, argv, 4, "ADDR_O LIBADDR_A USER_O");
+    g_addr_o = argv[1];
+    g_lib_a = argv[2];
+    g_user_o = argv[3];
+    static const t_entry cases[] = {
+        { "addr-global-function", check_symbol, (void *)&global_function },
+        { "addr-inside-global-function", check_symbol, (void *)&inside_global_function },
+        { "addr-global-data", check_symbol, (void *)&global_data },
+        { "addr-local-function", check_symbol, (void *)&local_function },
+        { "addr-local-data", check_symbol, (void *)&local_data },
+        { "addr-between-symbols", between_symbols, NULL },
+        { "addr-host-address-refused", host_address_refused, NULL },
+        { "addr-after-unload-refused", after_unload_refused, NULL },
+        { "addr-after-unload-any-context", after_unload_refused, &any_context },
+        { "addr-archive-member", archive_member, NULL },
+    };
+    t_cases(cases, sizeof cases / sizeof cases[0]);
     return t_exit_status();
 }
