@@ -47,18 +47,33 @@ static int add_object(objrt_link *l, const char *name, const uint8_t *data, size
 }
 
 /* ELF structures are read in place, so the bytes must be 8-byte aligned; ar members
- * and caller buffers may not be. Misaligned bytes are copied into an owned buffer. */
+ * (2-byte aligned) and caller buffers may not be. Misaligned bytes are copied into owned
+ * memory, carved from mappings of at least COPY_CHUNK bytes rather than one per copy. */
+#define COPY_CHUNK ((size_t)1 << 20)
+
 static const uint8_t *aligned_bytes(objrt_link *l, const uint8_t *data, size_t size)
 {
     if (((uintptr_t)data & 7) == 0)
         return data;
-    void *copy = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (copy == MAP_FAILED || !push_blob(l, copy, size)) {
-        if (copy != MAP_FAILED)
-            munmap(copy, size);
+    size_t need = (size + 15) & ~(size_t)15;
+    if (need < size) {
         objrt_fail(l->ctx, "out of memory copying %zu bytes", size);
         return NULL;
     }
+    if ((size_t)(l->copy_end - l->copy_at) < need) {
+        size_t len = need > COPY_CHUNK ? need : COPY_CHUNK;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || !push_blob(l, m, len)) {
+            if (m != MAP_FAILED)
+                munmap(m, len);
+            objrt_fail(l->ctx, "out of memory copying %zu bytes", size);
+            return NULL;
+        }
+        l->copy_at = m;
+        l->copy_end = l->copy_at + len;
+    }
+    uint8_t *copy = l->copy_at;
+    l->copy_at += need;
     memcpy(copy, data, size);
     return copy;
 }
@@ -163,23 +178,32 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
  * pages show later writes to the file (by anyone) until copied, so bytes could change after
  * parse validated them, and a truncation would turn the next read into SIGBUS. A copy is
  * what every check and every later stage sees. */
+static bool read_fully(int fd, uint8_t *buf, size_t size, size_t *got, int *err)
+{
+    for (*got = 0, *err = 0; *got < size;) {
+        ssize_t r = pread(fd, buf + *got, size - *got, (off_t)*got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            *err = r < 0 ? errno : 0;
+            return false;
+        }
+        *got += (size_t)r;
+    }
+    return true;
+}
+
 static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out)
 {
     uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buf == MAP_FAILED)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int err = n < 0 ? errno : 0;
-            munmap(buf, size);
-            return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
-                              err ? strerror(err) : "file shrank while being read", got, size);
-        }
-        got += (size_t)n;
+    size_t got;
+    int err;
+    if (!read_fully(fd, buf, size, &got, &err)) {
+        munmap(buf, size);
+        return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
+                          err ? strerror(err) : "file shrank while being read", got, size);
     }
     mprotect(buf, size, PROT_READ);     /* nothing writes inputs: keep it that way */
     *out = buf;
@@ -213,6 +237,92 @@ int objrt_input_add_file(objrt_link *l, const char *path)
         return -1;
     }
     return add_bytes(l, path, map, (size_t)st.st_size);
+}
+
+/* ---- many files at once ---- */
+
+/* Files opened together: enough to share one mapping, few enough that a process near its
+ * descriptor limit still loads (a member of the batch that cannot be opened is retried
+ * alone, after the batch's descriptors are closed). */
+#define BATCH_FILES 64
+
+typedef struct batch_file {
+    int fd;
+    size_t size, at;            /* bytes, and where they go in the batch's mapping */
+} batch_file;
+
+/* Opens paths from the first on, while they open as regular non-empty files and fit one
+ * mapping; returns how many (0: the first did not, it is left to objrt_input_add_file). */
+static size_t batch_open(const char *const *paths, size_t n, batch_file *f, size_t *total)
+{
+    size_t k = 0, sum = 0;
+    for (; k < n && k < BATCH_FILES && paths[k]; k++) {
+        int fd = open(paths[k], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        struct stat st;
+        size_t at;
+        if (fd < 0)
+            break;
+        if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+            __builtin_add_overflow(sum, (size_t)15, &at) ||
+            __builtin_add_overflow(at & ~(size_t)15, (size_t)st.st_size, &sum)) {
+            close(fd);
+            break;
+        }
+        f[k] = (batch_file){ fd, (size_t)st.st_size, at & ~(size_t)15 };
+    }
+    *total = sum;
+    return k;
+}
+
+/* k opened files into one mapping (prefaulted in one pass, read-only once read), then each
+ * parsed in order. A read failure is reported after the files before it were parsed, so the
+ * first bad input is named, as when files are added one at a time. */
+static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, size_t k,
+                      size_t total)
+{
+    uint8_t *buf = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (buf == MAP_FAILED)
+        return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", paths[0], total,
+                          strerror(errno));
+    if (!push_blob(l, buf, total)) {
+        munmap(buf, total);
+        return -1;
+    }
+    size_t nread = 0, got = 0;
+    int err = 0;
+    while (nread < k && read_fully(f[nread].fd, buf + f[nread].at, f[nread].size, &got, &err))
+        nread++;
+    mprotect(buf, total, PROT_READ);    /* nothing writes inputs: keep it that way */
+    for (size_t i = 0; i < nread; i++)
+        if (add_bytes(l, paths[i], buf + f[i].at, f[i].size))
+            return -1;
+    if (nread < k)
+        return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", paths[nread],
+                          err ? strerror(err) : "file shrank while being read", got,
+                          f[nread].size);
+    return 0;
+}
+
+int objrt_input_add_files(objrt_link *l, const char *const *paths, size_t n)
+{
+    batch_file f[BATCH_FILES];
+    for (size_t i = 0; i < n;) {
+        size_t total, k = batch_open(paths + i, n - i, f, &total);
+        if (k == 0) {                   /* the one-file path reports why, or copes */
+            if (objrt_input_add_file(l, paths[i]))
+                return -1;
+            i++;
+            continue;
+        }
+        int rc = batch_load(l, paths + i, f, k, total);
+        for (size_t j = 0; j < k; j++)
+            close(f[j].fd);
+        if (rc)
+            return -1;
+        i += k;
+    }
+    return 0;
 }
 
 void objrt_input_release(objrt_link *l)

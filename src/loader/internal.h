@@ -239,6 +239,7 @@ typedef struct objrt_link {
     const objrt_arch *arch;
     objrt_blob *blobs;
     size_t nblobs, capblobs;
+    uint8_t *copy_at, *copy_end;    /* input.c: room left for copies of misaligned inputs */
     objrt_obj **objs;           /* every parsed object; pulled ones form the unit */
     size_t nobjs, capobjs;
     objrt_gsym *gsyms;
@@ -323,6 +324,8 @@ void objrt_pipeline_unload(objrt_unit *u);
 
 /* Pipeline stages; each returns 0 or -1 with the error recorded on link->ctx. */
 int objrt_input_add_file(objrt_link *l, const char *path);
+/* The same for n paths, in order: files are read in batches into shared mappings. */
+int objrt_input_add_files(objrt_link *l, const char *const *paths, size_t n);
 int objrt_input_add_memory(objrt_link *l, const objrt_input *in);
 void objrt_input_release(objrt_link *l);        /* objects and mapped files of the link */
 int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,

@@ -82,8 +82,10 @@ static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit **u)
 int objrt_link_run(objrt_link *l, const char *const *paths, const objrt_input *inputs, size_t n,
                    enum objrt_stage last, objrt_unit **u)
 {
-    for (size_t i = 0; i < n; i++)
-        if (paths ? objrt_input_add_file(l, paths[i]) : objrt_input_add_memory(l, &inputs[i]))
+    if (paths && objrt_input_add_files(l, paths, n))
+        return -1;
+    for (size_t i = 0; !paths && i < n; i++)
+        if (objrt_input_add_memory(l, &inputs[i]))
             return -1;
     for (int s = OBJRT_RESOLVE; s <= (int)last; s++)
         if (run_stage(l, (enum objrt_stage)s, u))

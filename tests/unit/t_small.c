@@ -12,6 +12,12 @@
  *                                 refused (it loaded, leaving .text unrelocated)
  *   layout-refuses-what-load-does a misaligned .init_array: `objrt layout` refuses it as
  *                                 objrt_load does (layout accepted it)
+ *   batch-70-files-load           objrt_load() of 69 empty objects and basic.o last: files
+ *                                 are read in batches of 64, the one past them links too
+ *   batch-first-bad-input-named   a corrupt file before a missing one, in one batch and
+ *                                 across batches: the error names the corrupt one, as when
+ *                                 files were read one by one (control: the missing one
+ *                                 alone is named)
  * argv: basic.o TMPDIR
  */
 #include "t_common.h"
@@ -300,6 +306,124 @@ static int case_layout(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* An ET_REL with only its section name table: a valid object that adds nothing. */
+static int write_empty_object(const char *path)
+{
+    static const char names[16] = "\0.shstrtab";
+    unsigned char img[sizeof(Elf64_Ehdr) + sizeof names + 2 * sizeof(Elf64_Shdr)];
+    memset(img, 0, sizeof img);
+    memcpy(img + sizeof(Elf64_Ehdr), names, sizeof names);
+    t_rel_header(t_ehdr(img), sizeof(Elf64_Ehdr) + sizeof names, 2, 1);
+    Elf64_Shdr *str = t_shdr(img, 1);
+    str->sh_name = 1;
+    str->sh_type = SHT_STRTAB;
+    str->sh_offset = sizeof(Elf64_Ehdr);
+    str->sh_size = sizeof names;
+    str->sh_addralign = 1;
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(img, sizeof img, 1, f) == 1;
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+enum { NBATCH = 70 };
+static char batch_names[NBATCH][4200];
+
+/* paths[0..n-1]: empty objects, with basic.o in slot `basic` (or none when < 0). */
+static int batch_paths(const char **paths, int n, int basic, char *why, size_t whylen)
+{
+    for (int i = 0; i < n; i++) {
+        snprintf(batch_names[i], sizeof batch_names[i], "%s/batch-%d-%02d.o", tmpdir,
+                 (int)getpid(), i);
+        if (!write_empty_object(batch_names[i])) {
+            snprintf(why, whylen, "cannot write %s", batch_names[i]);
+            return 0;
+        }
+        paths[i] = i == basic ? basic_path : batch_names[i];
+    }
+    return 1;
+}
+
+static void batch_clean(int n)
+{
+    for (int i = 0; i < n; i++)
+        unlink(batch_names[i]);
+}
+
+static int case_batch_load(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    const char *paths[NBATCH];
+    if (!batch_paths(paths, NBATCH, NBATCH - 1, why, whylen))
+        return 0;
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = objrt_load(ctx, paths, NBATCH);
+    int (*add)(int, int) = u ? (int (*)(int, int))(uintptr_t)objrt_unit_sym(u, "basic_add") : NULL;
+    int ok = add && add(40, 2) == 42;
+    objrt_stats st = { 0 };
+    if (u)
+        objrt_unit_stats(u, &st);
+    if (ok && st.objects != NBATCH) {
+        snprintf(why, whylen, "stats count %zu objects, want %d", st.objects, NBATCH);
+        ok = 0;
+    } else if (!ok) {
+        snprintf(why, whylen, "load of %d files: %s", NBATCH, u ? "basic_add missing or wrong" :
+                 objrt_error(ctx));
+    }
+    if (u)
+        objrt_unload(u);
+    objrt_free(ctx);
+    batch_clean(NBATCH);
+    return ok;
+}
+
+/* Load paths with slot `bad` corrupt and slot `missing` absent; the error must name want. */
+static int batch_error_names(int bad, int missing, int want, char *why, size_t whylen)
+{
+    const char *paths[NBATCH];
+    if (!batch_paths(paths, NBATCH, -1, why, whylen))
+        return 0;
+    if (bad >= 0) {
+        FILE *f = fopen(batch_names[bad], "wb");
+        if (!f || fputs("this is not an ELF object\n", f) < 0) {
+            snprintf(why, whylen, "cannot write %s", batch_names[bad]);
+            if (f)
+                fclose(f);
+            return 0;
+        }
+        fclose(f);
+    }
+    unlink(batch_names[missing]);
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *u = objrt_load(ctx, paths, NBATCH);
+    const char *err = objrt_error(ctx);
+    /* the file names differ only in their two-digit index: match "-NN.o" */
+    char needle[16];
+    snprintf(needle, sizeof needle, "-%02d.o", want);
+    int other = want == bad ? missing : bad;
+    char other_needle[16];
+    snprintf(other_needle, sizeof other_needle, "-%02d.o", other);
+    int ok = !u && strstr(err, needle) && (other < 0 || !strstr(err, other_needle));
+    if (!ok)
+        snprintf(why, whylen, "bad=%d missing=%d: %s (want the error to name file %d)", bad,
+                 missing, u ? "loaded" : err, want);
+    if (u)
+        objrt_unload(u);
+    objrt_free(ctx);
+    batch_clean(NBATCH);
+    return ok;
+}
+
+static int case_batch_first_bad(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    return batch_error_names(3, 5, 3, why, whylen) &&       /* same batch */
+           batch_error_names(60, 66, 60, why, whylen) &&    /* across the batch boundary */
+           batch_error_names(66, 68, 66, why, whylen) &&    /* both in the second batch */
+           batch_error_names(-1, 66, 66, why, whylen);      /* control: missing alone */
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) { fprintf(stderr, "usage: t_small basic.o TMPDIR\n"); return 2; }
@@ -315,5 +439,7 @@ int main(int argc, char **argv)
     t_case("small-rela-applies-to-itself", case_rela_self, NULL);
     t_case("small-rela-applies-to-symtab", case_rela_symtab, NULL);
     t_case("small-layout-refuses-what-load-does", case_layout, NULL);
+    t_case("small-batch-70-files-load", case_batch_load, NULL);
+    t_case("small-batch-first-bad-input-named", case_batch_first_bad, NULL);
     return t_exit_status();
 }
