@@ -112,16 +112,21 @@ static inline void objrt_howto_range(const objrt_howto *h, __int128 *min, __int1
 }
 
 /* The one overflow rule: does `v` (read as signed or as unsigned) lie in the howto's range,
- * a multiple of its alignment? */
+ * a multiple of its alignment? The same answer as comparing with objrt_howto_range, in
+ * 64-bit arithmetic (every relocation asks): below 64 bits, v lies in [lo, hi] exactly when
+ * v - lo, modulo 2^64, is at most hi - lo, and hi - lo < 2^64. */
 static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
 {
     if (h->align > 1 && (v & (uint64_t)(h->align - 1)))
         return 0;
     if (h->check == C_NONE || h->bits >= 64)
         return 1;
-    __int128 min, max;
-    objrt_howto_range(h, &min, &max);
-    return ((__int128)(int64_t)v >= min && (__int128)(int64_t)v <= max) || (__int128)v <= max;
+    uint64_t half = (uint64_t)1 << (h->bits - 1), full = half << 1;
+    switch (h->check) {
+    case C_SIGNED:   return v + half < full;            /* [-half, half - 1] */
+    case C_UNSIGNED: return v < full;                   /* [0, full - 1] */
+    default:         return v + half < full + half;     /* C_EITHER: [-half, full - 1] */
+    }
 }
 
 #endif

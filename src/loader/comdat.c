@@ -65,7 +65,8 @@ static bool is_unwind_table(const objrt_obj *o, size_t i)
            strcmp(objrt_sec_name(o, i), ".eh_frame") == 0;
 }
 
-int objrt_comdat_dropped_ref(objrt_link *l, const objrt_obj *o, size_t target, const Elf64_Rela *r)
+int objrt_comdat_dropped_ref_slow(objrt_link *l, const objrt_obj *o, size_t target,
+                                  const Elf64_Rela *r)
 {
     size_t sym = ELF64_R_SYM(r->r_info);
     if (!l->comdat_groups_dropped || !o->sec_dropped || sym >= o->first_global)

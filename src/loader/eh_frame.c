@@ -44,8 +44,9 @@ typedef struct ehcheck {
     const objrt_item *it;
     const uint8_t *sec;             /* the relocated section */
     uint64_t code_lo, code_hi;      /* the unit's RX group */
-    cie *cies;
+    cie *cies;                      /* `few`, until a section has more CIEs */
     size_t ncies, capcies;
+    cie few[4];
     uint64_t rec;                   /* offset of the record being checked */
 } ehcheck;
 
@@ -160,46 +161,67 @@ static inline bool skip_leb(rd *r)
     return false;
 }
 
+/* Operand shapes of the call-frame instructions (DWARF 4 section 7.23): by opcode byte, so
+ * the walk decides each instruction with one table load. 0x40-0x7f advance_loc and
+ * 0xc0-0xff restore carry their operand in the opcode, 0x80-0xbf offset adds a ULEB. */
+enum { OP_BAD, OP_NONE, OP_LEB, OP_LEB2, OP_SKIP1, OP_SKIP2, OP_SKIP4, OP_SKIP8, OP_SET_LOC,
+       OP_BLOCK, OP_LEB_BLOCK };
+#define OPS4(v) v, v, v, v
+#define OPS16(v) OPS4(v), OPS4(v), OPS4(v), OPS4(v)
+static const uint8_t op_shape[256] = {
+    [0x00] = OP_NONE,       /* nop */
+    [0x01] = OP_SET_LOC,    /* set_loc: an address in the FDE's encoding */
+    [0x02] = OP_SKIP1, [0x03] = OP_SKIP2, [0x04] = OP_SKIP4,   /* advance_loc1/2/4 */
+    [0x05] = OP_LEB2,       /* offset_extended */
+    [0x06] = OP_LEB, [0x07] = OP_LEB, [0x08] = OP_LEB,  /* restore_extended, undefined,
+                                                           same_value */
+    [0x09] = OP_LEB2,       /* register */
+    [0x0a] = OP_NONE, [0x0b] = OP_NONE,                 /* remember_state, restore_state */
+    [0x0c] = OP_LEB2,       /* def_cfa */
+    [0x0d] = OP_LEB, [0x0e] = OP_LEB,                   /* def_cfa_register, def_cfa_offset */
+    [0x0f] = OP_BLOCK,      /* def_cfa_expression */
+    [0x10] = OP_LEB_BLOCK,  /* expression */
+    [0x11] = OP_LEB2, [0x12] = OP_LEB2,                 /* offset_extended_sf, def_cfa_sf */
+    [0x13] = OP_LEB,        /* def_cfa_offset_sf */
+    [0x14] = OP_LEB2, [0x15] = OP_LEB2,                 /* val_offset, val_offset_sf */
+    [0x16] = OP_LEB_BLOCK,  /* val_expression */
+    [0x1d] = OP_SKIP8,      /* MIPS_advance_loc8 */
+    [0x2d] = OP_NONE,       /* GNU_window_save / AArch64 negate_ra_state */
+    [0x2e] = OP_LEB,        /* GNU_args_size */
+    [0x2f] = OP_LEB2,       /* GNU_negative_offset_extended */
+    [0x40] = OPS16(OP_NONE), OPS16(OP_NONE), OPS16(OP_NONE), OPS16(OP_NONE),
+    [0x80] = OPS16(OP_LEB), OPS16(OP_LEB), OPS16(OP_LEB), OPS16(OP_LEB),
+    [0xc0] = OPS16(OP_NONE), OPS16(OP_NONE), OPS16(OP_NONE), OPS16(OP_NONE),
+};
+
 /* Call-frame instructions up to the end of the record: known opcodes, operands inside.
  * Hot: every FDE's program is walked on every load, so the cursor lives in a local (kept
- * in registers) and the forms compilers emit most (advance_loc, offset, restore,
- * def_cfa_offset, nop) are decided before the full opcode switch. */
+ * in registers), each opcode is one table load, and a one-byte LEB128 (almost all of them)
+ * is stepped over inline. */
 static bool check_insns(rd *rec, uint8_t fde_enc)
 {
     rd c = *rec, *r = &c;
     uint64_t u;
     while (c.p < c.end) {
-        uint8_t op = *c.p++;
-        bool ok = true;
-        if (op >= 0x40) {                               /* operand in the opcode byte */
-            if ((op & 0xc0) == 0x80 && !skip_leb(r))    /* offset: reg, ULEB offset */
-                return false;
-            continue;                                   /* advance_loc, restore */
-        }
-        if (op == 0x0e || op == 0x00) {                 /* def_cfa_offset, nop: the most */
-            if (op && !skip_leb(r))                     /* frequent of the rest */
-                return false;
+        uint8_t shape = op_shape[*c.p++];
+        if (shape == OP_NONE)
+            continue;
+        if (shape == OP_LEB && c.p < c.end && !(*c.p & 0x80)) {
+            c.p++;
             continue;
         }
-        switch (op) {
-        case 0x00: case 0x0a: case 0x0b: case 0x2d: break;     /* nop, remember/restore
-                                                   state, window_save/negate_ra_state */
-        case 0x01: ok = get_ptr(r, fde_enc & ~PE_APP, &u); break;  /* set_loc */
-        case 0x02: ok = skip(r, 1); break;          /* advance_loc1 */
-        case 0x03: ok = skip(r, 2); break;
-        case 0x04: ok = skip(r, 4); break;
-        case 0x1d: ok = skip(r, 8); break;          /* MIPS_advance_loc8 */
-        case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x2e:
-            ok = skip_leb(r); break;                /* one ULEB */
-        case 0x13: ok = skip_leb(r); break;         /* def_cfa_offset_sf: one SLEB */
-        case 0x05: case 0x09: case 0x0c: case 0x14: case 0x2f:
-            ok = skip_leb(r) && skip_leb(r); break;
-        case 0x11: case 0x12: case 0x15:            /* ULEB, SLEB */
-            ok = skip_leb(r) && skip_leb(r); break;
-        case 0x0f: ok = get_uleb(r, &u) && skip(r, u); break;   /* def_cfa_expression */
-        case 0x10: case 0x16:                       /* (val_)expression: reg, block */
-            ok = skip_leb(r) && get_uleb(r, &u) && skip(r, u); break;
-        default: return false;
+        bool ok;
+        switch (shape) {
+        case OP_LEB:     ok = skip_leb(r); break;
+        case OP_LEB2:    ok = skip_leb(r) && skip_leb(r); break;
+        case OP_SKIP1:   ok = skip(r, 1); break;
+        case OP_SKIP2:   ok = skip(r, 2); break;
+        case OP_SKIP4:   ok = skip(r, 4); break;
+        case OP_SKIP8:   ok = skip(r, 8); break;
+        case OP_SET_LOC: ok = get_ptr(r, fde_enc & ~PE_APP, &u); break;
+        case OP_BLOCK:   ok = get_uleb(r, &u) && skip(r, u); break;
+        case OP_LEB_BLOCK: ok = skip_leb(r) && get_uleb(r, &u) && skip(r, u); break;
+        default:         return false;              /* OP_BAD: an unknown opcode */
         }
         if (!ok)
             return false;
@@ -210,11 +232,13 @@ static bool check_insns(rd *rec, uint8_t fde_enc)
 
 static int add_cie(ehcheck *c, cie k)
 {
-    if (c->ncies == c->capcies) {
-        size_t cap = c->capcies ? c->capcies * 2 : 8;
-        cie *v = realloc(c->cies, cap * sizeof *v);
+    if (c->ncies == c->capcies) {           /* past the few CIEs a section usually has */
+        size_t cap = c->capcies * 2;
+        cie *v = c->cies == c->few ? malloc(cap * sizeof *v) : realloc(c->cies, cap * sizeof *v);
         if (!v)
             return objrt_fail(c->l->ctx, "out of memory");
+        if (c->cies == c->few)
+            memcpy(v, c->few, sizeof c->few);
         c->cies = v;
         c->capcies = cap;
     }
@@ -356,7 +380,10 @@ int objrt_eh_frame_check(objrt_link *l, const objrt_item *it)
     uint64_t code = (uintptr_t)l->base + p->group_off[GRP_RX];
     ehcheck c = { .l = l, .it = it, .sec = l->base + it->off, .code_lo = code,
                   .code_hi = code + p->group_size[GRP_RX] };
+    c.cies = c.few;
+    c.capcies = sizeof c.few / sizeof c.few[0];
     int rc = it->size >= 4 ? check_section(&c) : 0;
-    free(c.cies);
+    if (c.cies != c.few)
+        free(c.cies);
     return rc;
 }

@@ -78,8 +78,17 @@ static uint32_t hash_str(const char *str)
         sip_word(&s, m);
     }
     m = (uint64_t)len << 56;
-    for (size_t k = 0; i + k < len; k++)
-        m |= (uint64_t)(uint8_t)str[i + k] << (8 * k);
+    const uint8_t *t = (const uint8_t *)str + i;
+    switch (len - i) {              /* the last 0..7 bytes, without a loop */
+    case 7: m |= (uint64_t)t[6] << 48; /* fall through */
+    case 6: m |= (uint64_t)t[5] << 40; /* fall through */
+    case 5: m |= (uint64_t)t[4] << 32; /* fall through */
+    case 4: { uint32_t w; memcpy(&w, t, 4); m |= w; break; }
+    case 3: m |= (uint64_t)t[2] << 16; /* fall through */
+    case 2: m |= (uint64_t)t[1] << 8;  /* fall through */
+    case 1: m |= t[0]; break;
+    default: break;
+    }
     return (uint32_t)sip_final(&s, m);
 }
 

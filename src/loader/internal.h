@@ -422,16 +422,41 @@ void *objrt_grow(objrt_ctx *ctx, void *arr, size_t *cap, size_t need, size_t ele
 /* The global symbol `name`, entered as G_UNDEF (first seen in obj, sym) if new; OBJRT_NONE
  * with the error recorded when out of memory. */
 uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym);
-/* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
- * base + offset, so with base 0 (before placement) it is the offset in the reservation.
- * Returns -1 when the symbol lies in a section that is not part of the image. */
-int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
-                   bool *fixed);
 /* The global behind symbol `symidx` of o, or NULL for a local symbol. */
 static inline objrt_gsym *objrt_sym_global(const objrt_link *l, const objrt_obj *o,
                                            size_t symidx)
 {
     return symidx < o->first_global ? NULL : &l->gsyms[o->gsym[symidx - o->first_global]];
+}
+/* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
+ * base + offset, so with base 0 (before placement) it is the offset in the reservation.
+ * Returns -1 when the symbol lies in a section that is not part of the image.
+ * Inline: relocate asks it of every relocation. */
+static inline int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx,
+                                 uint64_t *addr, bool *fixed)
+{
+    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
+    if (!g) {                               /* local: its section's address */
+        uint32_t shndx = objrt_sym_shndx(o, symidx);
+        *fixed = shndx == SEC_ABS || shndx == SEC_UNDEF;
+        if (*fixed) {
+            *addr = shndx == SEC_ABS ? o->syms[symidx].st_value : 0;
+            return 0;
+        }
+        if (shndx >= o->shnum || !o->sec_placed || !o->sec_placed[shndx])
+            return -1;
+        *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + o->syms[symidx].st_value;
+        return 0;
+    }
+    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
+    if (*fixed) {
+        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
+            return -1;                      /* defined in a section that is not loaded */
+        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
+        return 0;
+    }
+    *addr = (uint64_t)(uintptr_t)l->base + g->off;
+    return 0;
 }
 /* The same "fixed" answer as objrt_sym_addr, without computing the address. Inline, as
  * objrt_sym_is_placed: the plan asks both of every relocation. */
@@ -458,6 +483,25 @@ static inline bool objrt_sym_is_placed(const objrt_link *l, const objrt_obj *o, 
         symidx = g->sym;
     }
     uint32_t shndx = objrt_sym_shndx(o, symidx);
+    return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
+           (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
+}
+/* Both answers at once, for the plan's walk over every relocation: is_placed, returned,
+ * and is_fixed, in *fixed. */
+static inline bool objrt_sym_placed_fixed(const objrt_link *l, const objrt_obj *o,
+                                          size_t symidx, bool *fixed)
+{
+    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
+    if (g && g->state != G_DEF) {
+        *fixed = g->state == G_EXTERNAL;
+        return true;
+    }
+    if (g) {
+        o = l->objs[g->obj];
+        symidx = g->sym;
+    }
+    uint32_t shndx = objrt_sym_shndx(o, symidx);
+    *fixed = shndx == SEC_ABS || (!g && shndx == SEC_UNDEF);
     return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
            (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
 }
@@ -513,8 +557,17 @@ void objrt_obj_free(objrt_obj *o);
 int objrt_comdat_enter(objrt_link *l, objrt_obj *o);
 /* plan and relocate: is relocation r of section `target` against a local symbol of a
  * dropped section? 0 no; 1 yes, in .eh_frame: write 0 (a discarded FDE); -1 an error. */
-int objrt_comdat_dropped_ref(objrt_link *l, const objrt_obj *o, size_t target,
-                             const Elf64_Rela *r);
+int objrt_comdat_dropped_ref_slow(objrt_link *l, const objrt_obj *o, size_t target,
+                                  const Elf64_Rela *r);
+/* Asked of every relocation, twice: inline up to the test almost every one fails (no
+ * group dropped in this object, or a global symbol, which binds to the kept definition). */
+static inline int objrt_comdat_dropped_ref(objrt_link *l, const objrt_obj *o, size_t target,
+                                           const Elf64_Rela *r)
+{
+    if (!o->sec_dropped || ELF64_R_SYM(r->r_info) >= o->first_global)
+        return 0;
+    return objrt_comdat_dropped_ref_slow(l, o, target, r);
+}
 static inline bool objrt_sec_dropped(const objrt_obj *o, size_t shndx)
 {
     return o->sec_dropped && shndx < o->shnum && o->sec_dropped[shndx];

@@ -200,9 +200,9 @@ static int count_site(objrt_link *l, objrt_site *s, void *arg)
         p->relocations++;
         return dropped < 0 ? -1 : 0;
     }
-    if (!objrt_sym_is_placed(l, s->o, s->sym))
+    bool fixed;
+    if (!objrt_sym_placed_fixed(l, s->o, s->sym, &fixed))
         return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);
-    bool fixed = objrt_sym_is_fixed(l, s->o, s->sym);
     bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
     bool ranged = h->check != C_NONE && h->bits < 64;
     /* A host function's address may be taken through a stub in the unit, as a static link
@@ -457,7 +457,7 @@ static void derive_window(objrt_link *l)
         const Elf64_Rela *r = p->winrefs[i].r;
         const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
         size_t sym = ELF64_R_SYM(r->r_info);
-        uint64_t s;
+        uint64_t s = 0;               /* count_site checked it is placed */
         bool fixed;
         objrt_sym_addr(l, o, sym, &s, &fixed);
         __int128 min, max, sa = (__int128)s + r->r_addend;

@@ -104,10 +104,11 @@ static int index_archive_members(objrt_link *l)
             continue;
         for (size_t i = o->first_global; i < o->nsyms; i++) {
             const char *name = o->str + o->syms[i].st_name;
-            if (objrt_sym_shndx(o, i) == SEC_UNDEF || !*name ||
-                objrt_strmap_get(&l->archive_index, name) != OBJRT_NONE)
+            uint32_t hash;
+            if (objrt_sym_shndx(o, i) == SEC_UNDEF || !*name)
                 continue;
-            if (objrt_strmap_put(&l->archive_index, name, (uint32_t)m))
+            /* the first member defining a name keeps it: one probe finds or enters it */
+            if (objrt_strmap_intern(&l->archive_index, name, (uint32_t)m, &hash) == OBJRT_NONE)
                 return objrt_fail(l->ctx, "out of memory");
         }
     }
@@ -284,7 +285,14 @@ static int search_libgcc(objrt_link *l)
 
 int objrt_resolve(objrt_link *l)
 {
-    size_t n = l->nobjs;                        /* members pulled later append nothing */
+    size_t n = l->nobjs, globals = 0;           /* members pulled later append nothing */
+    for (size_t m = 0; m < n; m++)
+        if (l->objs[m]->pulled)
+            globals += l->objs[m]->nsyms - l->objs[m]->first_global;
+    /* sized for every global name of the given objects at once, not grown step by step
+     * (names repeat across objects: an upper bound; members pulled later may grow it) */
+    if (objrt_strmap_reserve(&l->gmap, globals))
+        return objrt_fail(l->ctx, "out of memory");
     for (size_t m = 0; m < n; m++)
         if (l->objs[m]->pulled && enter_object(l, l->objs[m]))
             return -1;

@@ -33,39 +33,7 @@ uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_
     return g;
 }
 
-/* ---- addresses ---- */
-
-static int section_addr(const objrt_link *l, const objrt_obj *o, uint32_t shndx, uint64_t value,
-                        uint64_t *addr, bool *fixed)
-{
-    *fixed = shndx == SEC_ABS || shndx == SEC_UNDEF;
-    if (*fixed) {
-        *addr = shndx == SEC_ABS ? value : 0;
-        return 0;
-    }
-    if (shndx >= o->shnum || !o->sec_placed || !o->sec_placed[shndx])
-        return -1;
-    *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + value;
-    return 0;
-}
-
-int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t symidx, uint64_t *addr,
-                   bool *fixed)
-{
-    const objrt_gsym *g = objrt_sym_global(l, o, symidx);
-    if (!g)
-        return section_addr(l, o, objrt_sym_shndx(o, symidx), o->syms[symidx].st_value, addr,
-                            fixed);
-    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
-    if (*fixed) {
-        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
-            return -1;                      /* defined in a section that is not loaded */
-        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
-        return 0;
-    }
-    *addr = (uint64_t)(uintptr_t)l->base + g->off;
-    return 0;
-}
+/* ---- addresses: objrt_sym_addr is inline in internal.h ---- */
 
 /* ---- predicates (is_fixed and is_placed, asked of every relocation, are inline in
  * internal.h) ---- */
