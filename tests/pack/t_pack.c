@@ -83,6 +83,15 @@ static void *poller(void *arg)
     return NULL;
 }
 
+/* Under qemu-user (T_NO_THREADS, AArch64) threads hang and the guest's /proc/self/maps
+ * does not show permissions faithfully (see 30-robustness): the cases that read the maps
+ * (no-wx, alias-closed, the resident part of returned), fork and the controls are x86_64's. */
+#ifdef T_NO_THREADS
+static const int g_maps_ok = 0;
+static void poll_start(pthread_t *t) { (void)t; }
+static void poll_stop(pthread_t t) { (void)t; }
+#else
+static const int g_maps_ok = 1;
 static void poll_start(pthread_t *t)
 {
     atomic_store(&g_stop, 0);
@@ -97,6 +106,7 @@ static void poll_stop(pthread_t t)
     atomic_store(&g_stop, 1);
     pthread_join(t, NULL);
 }
+#endif
 
 /* Mappings of the arena's memory file that are writable and shared ("rw-s"): the write
  * alias left open. RW pages of units are private ("rw-p") and do not count. */
@@ -311,7 +321,7 @@ static void session(void)
                      *g_u[i].g, 1000 + i % VARIANTS);
         }
         *g_u[i].g = i + 1;
-        if (i % 10 == 0)
+        if (i % 10 == 0 && g_maps_ok)
             alias += open_alias(alias_why, sizeof alias_why);
         loaded++;
     }
@@ -323,11 +333,13 @@ static void session(void)
         snprintf(why, sizeof why, "%d of %d units packed", packed, g_n);
     t_report(nm("loads"), loaded == g_n && packed == g_n, "%s", why);
     long hits = atomic_load(&g_hits), scans = atomic_load(&g_scans);
-    t_report(nm("no-wx"), hits == 0 && scans > 0, "%ld of %ld scans saw a w+x mapping, first: %s",
-             hits, scans, g_first_hit);
-    alias += open_alias(alias_why, sizeof alias_why);
-    t_report(nm("alias-closed"), alias == 0, "%d checks found the write alias open: %s", alias,
-             alias_why);
+    if (g_maps_ok) {
+        t_report(nm("no-wx"), hits == 0 && scans > 0, "%ld of %ld scans saw a w+x mapping, "
+                 "first: %s", hits, scans, g_first_hit);
+        alias += open_alias(alias_why, sizeof alias_why);
+        t_report(nm("alias-closed"), alias == 0, "%d checks found the write alias open: %s",
+                 alias, alias_why);
+    }
     int vals = check_values(loaded, "after the loads", why, sizeof why);
     t_report(nm("values"), init_ok && vals, "%s", init_ok ? why : init_why);
     double r = ratio(ctx, loaded, note, sizeof note);
@@ -377,8 +389,9 @@ static void session(void)
              leaves_gone.arena_page_bytes >> 10, none.arena_page_bytes, rss_full, rss_roots);
     ok = ok && leaves_gone.arena_page_bytes <= roots_max &&
          leaves_gone.arena_page_bytes < full.arena_page_bytes &&
-         rss_roots * 1024 <= (long)(2 * roots_max) && rss_roots < rss_full &&
-         none.arena_blocks == 0 && none.arena_page_bytes == 0 && mapped_after == 0;
+         none.arena_blocks == 0 && none.arena_page_bytes == 0 &&
+         (!g_maps_ok || (rss_roots * 1024 <= (long)(2 * roots_max) && rss_roots < rss_full &&
+                         mapped_after == 0));
     snprintf(why, sizeof why, "%s; %d arena mappings left after the last unload", note,
              mapped_after);
     report_note(nm("returned"), ok, note, why);
@@ -520,10 +533,12 @@ int main(int argc, char **argv)
     g_page = (size_t)atol(argv[2]);
     g_n = atoi(argv[3]);
     snprintf(g_sfx, sizeof g_sfx, "%zuk", g_page >> 10);
-    const char *names[] = { nm("loads"), nm("no-wx"), nm("alias-closed"), nm("values"),
-                            nm("bytes"), nm("deps"), nm("guard"), nm("random-unload"),
-                            nm("returned"), NULL, NULL, NULL, NULL, NULL };
-    int controls = g_page == 4096;
+    const char *names[] = { nm("loads"), nm("values"), nm("bytes"), nm("deps"), nm("guard"),
+                            nm("random-unload"), nm("returned"), nm("no-wx"), nm("alias-closed"),
+                            NULL, NULL, NULL, NULL, NULL };
+    int controls = g_page == 4096 && g_maps_ok;
+    if (!g_maps_ok)
+        names[7] = NULL;
     if (controls) {
         names[9] = "HARNESS pack-control-unpacked-fails-bytes-check";
         names[10] = "HARNESS pack-control-planted-wx-caught";
