@@ -35,3 +35,25 @@ for page in 4096 16384 65536; do
     # shellcheck disable=SC2086
     run_cases "t_pack-$page" 600 $RUN "$B/tests/pack/t_pack" "$FX" "$page" "$N"
 done
+
+# A process traced from the start (run under gdb) does not pack: ptrace cannot write a
+# breakpoint into a shared mapping that is not writable. The same program shares pages
+# when not traced (the control: the difference is the tracer).
+if [ "$TARGET:$SAN" = x86_64: ] && command -v gdb >/dev/null; then
+    expect pack-traced-process-not-packed pack-traced-breakpoint-stops
+    if build_prog pack-traced-build "$B/tests/pack/t_traced" "$SRC/t_traced.c"; then
+        native=$(timeout 60 "$B/tests/pack/t_traced" "$FX/u3.o" 2>&1)
+        under=$(timeout 120 gdb -nx -batch -ex 'set breakpoint pending on' -ex 'break f' -ex run \
+                -ex continue --args "$B/tests/pack/t_traced" "$FX/u3.o" 2>&1)
+        if printf '%s\n' "$native" | grep -q '^packed=1$' && printf '%s\n' "$under" | grep -q '^packed=0$'; then
+            pass pack-traced-process-not-packed
+        else
+            fail "pack-traced-process-not-packed: natively $(oneline "$native"); under gdb $(oneline "$under")"
+        fi
+        if printf '%s\n' "$under" | grep -Eq '^Breakpoint 1, 0x[0-9a-f]+ in f \(\)|^Breakpoint 1, f '; then
+            pass pack-traced-breakpoint-stops
+        else
+            fail "pack-traced-breakpoint-stops: $(printf '%s\n' "$under" | grep -E '^(Breakpoint|packed|f=|\[Inf)' | head -4 | tr '\n' ' ')"
+        fi
+    fi
+fi
