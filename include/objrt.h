@@ -37,8 +37,9 @@
  *     image: references between the inputs resolve to each other, and an archive member is
  *     pulled in only when it defines a symbol that is still undefined (repeated to a fixed
  *     point, so archive order does not matter). The unit is then placed in a single address
- *     reservation, relocated, given its final page permissions (never writable and
- *     executable at once), its .eh_frame registered with the unwinder, and its constructors
+ *     reservation (or, for a small unit with pack_small, in chunks of pages it shares with
+ *     other small units: see objrt_memory below), relocated, given its final page
+ *     permissions (never writable and executable at once), its .eh_frame registered with the unwinder, and its constructors
  *     run in the order a static link would run them: the .init_array that ld builds from
  *     .init_array.N and .ctors.N sections by priority, then the plain .init_array and
  *     .ctors sections in input order (entries of a .ctors section reversed).
@@ -78,7 +79,7 @@
  *     .fini_array ld would build from .fini_array and legacy .dtors sections, last entry
  *     first); neither runs when the context's options say no_constructors. It then
  *     deregisters the unit's unwind and debugger information, returns its whole
- *     reservation to the system and closes its thread-local storage (glibc frees the
+ *     reservation to the system (a shared page: when its last unit is unloaded) and closes its thread-local storage (glibc frees the
  *     unit's blocks in every thread).
  *     It refuses (returns -1, nothing changed) while a later unit is bound to the unit:
  *     one whose undefined symbols were resolved, at load time, to an address inside it.
