@@ -36,6 +36,21 @@ for page in 4096 16384 65536; do
     run_cases "t_pack-$page" 600 $RUN "$B/tests/pack/t_pack" "$FX" "$page" "$N"
 done
 
+# Units a pack_small context must not pack, or may pack only where their references allow,
+# among packed ones (tests/pack/mixed.c; x86_64: the -fno-pic R_X86_64_PC32 window).
+if [ "$TARGET" = x86_64 ]; then
+    mk() { $GCC -O2 "$@" 2>>"$FX/mixed.err"; }
+    if mk -fPIC -DBIG -c "$SRC/mixed.c" -o "$FX/mixed-big.o" &&
+       mk -fPIC -DTLS -c "$SRC/mixed.c" -o "$FX/mixed-tls.o" &&
+       mk -fno-pic -DFAR_DATA -c "$SRC/mixed.c" -o "$FX/mixed-far.o" &&
+       mk -fno-pic -DNEAR_DATA -c "$SRC/mixed.c" -o "$FX/mixed-near.o"; then
+        build_prog pack-mixed-build "$B/tests/pack/t_mixed" "$SRC/t_mixed.c" &&
+            run_cases t_mixed 120 "$B/tests/pack/t_mixed" "$FX"
+    else
+        fail "pack-mixed-fixtures: $(head -n 2 "$FX/mixed.err" | tr '\n' ' ')"
+    fi
+fi
+
 # A process traced from the start (run under gdb) does not pack: ptrace cannot write a
 # breakpoint into a shared mapping that is not writable. The same program shares pages
 # when not traced (the control: the difference is the tracer).
