@@ -285,14 +285,7 @@ static int search_libgcc(objrt_link *l)
 
 int objrt_resolve(objrt_link *l)
 {
-    size_t n = l->nobjs, globals = 0;           /* members pulled later append nothing */
-    for (size_t m = 0; m < n; m++)
-        if (l->objs[m]->pulled)
-            globals += l->objs[m]->nsyms - l->objs[m]->first_global;
-    /* sized for every global name of the given objects at once, not grown step by step
-     * (names repeat across objects: an upper bound; members pulled later may grow it) */
-    if (objrt_strmap_reserve(&l->gmap, globals))
-        return objrt_fail(l->ctx, "out of memory");
+    size_t n = l->nobjs;                        /* members pulled later append nothing */
     for (size_t m = 0; m < n; m++)
         if (l->objs[m]->pulled && enter_object(l, l->objs[m]))
             return -1;
