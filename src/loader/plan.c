@@ -10,6 +10,12 @@
  * rounded up to the page, so what is reserved is by construction what is placed (the
  * bug of seed 004 was two different computations of the same size).
  *
+ * A small unit of a context that packs (objrt_options.pack_small) instead takes each
+ * group's start from the context's arena (arena.c): chunks of pages shared with other
+ * small units, offsets counted from the lowest chunk, so every address is still base +
+ * offset; when its references need a base the arena's does not satisfy, it is laid out
+ * on pages of its own after all.
+ *
  * The plan also derives the window the reservation's base must lie in: a PC-relative
  * reference to a fixed (host) address, or an absolute 32-bit reference to the unit,
  * constrains where the unit may go. place.c finds free address space inside it.
