@@ -15,7 +15,8 @@
  *   bytes          arena pages per unit <= 2 x the unit's content (printed)
  *   deps           a root with leaves bound to it is not unloaded
  *   guard          objrt_unit_room / objrt_addr_info never give a unit a neighbour's
- *                  bytes on a shared page; objrt_unit_slot refuses past a symbol
+ *                  bytes on a shared page, nor another unit's bytes that lie between its
+ *                  own chunks; objrt_unit_slot refuses past a symbol
  *   random-unload  leaves unloaded in random order; the rest still compute right
  *   returned       pages of unloaded units go back: arena pages and the memory file's
  *                  resident pages shrink; after the last unload no arena remains
@@ -295,6 +296,29 @@ static void guard(objrt_ctx *ctx)
             ok = 1;
         if (!ok)
             break;
+    }
+    /* b's g inside the span from a's code to a's data (other units' chunks interleave
+     * there): still b's, never a's, for every lookup by address */
+    int found = 0;
+    for (int i = ROOTS; i < g_n && ok && !found; i++)
+        for (int j = ROOTS; j < g_n && ok && !found; j++) {
+            uintptr_t f = (uintptr_t)g_u[i].f, g = (uintptr_t)g_u[i].g, x = (uintptr_t)g_u[j].g;
+            if (i == j || !(x > (f < g ? f : g) && x < (f < g ? g : f)))
+                continue;
+            found = 1;
+            objrt_location l = { 0 };
+            size_t r0 = objrt_unit_room(g_u[i].u, g_u[j].g, false);
+            size_t r1 = objrt_unit_room(g_u[i].u, g_u[j].g, true);
+            if (r0 || r1 || objrt_addr_info(ctx, g_u[j].g, &l) || l.unit != g_u[j].u) {
+                ok = 0;
+                snprintf(why, sizeof why, "unit %d's g lies between unit %d's f and g: room %zu/%zu "
+                         "bytes in unit %d, objrt_addr_info names %s", j, i, r0, r1, i,
+                         l.unit == g_u[i].u ? "the wrong unit" : "its unit");
+            }
+        }
+    if (ok && !found) {
+        ok = 0;
+        snprintf(why, sizeof why, "no unit's g lies between another's f and g");
     }
     t_report(nm("guard"), ok, "%s", why);
 }
