@@ -111,8 +111,10 @@ static bool enc_ok(uint8_t enc, bool indirect_ok)
            (indirect_ok || !(enc & PE_INDIRECT));
 }
 
-/* Decode a pointer (without dereferencing an indirect one): its address, in the image. */
-static bool get_ptr(rd *r, uint8_t enc, uint64_t *v)
+/* Decode a pointer (without dereferencing an indirect one): its address, in the image.
+ * Always inline: every FDE decodes two, and a call makes the record's cursor live in
+ * memory (callgrind: -2.6% of a sqlite link's instructions). */
+static inline __attribute__((always_inline)) bool get_ptr(rd *r, uint8_t enc, uint64_t *v)
 {
     unsigned n = form_size(enc);
     uint64_t raw, at = (uintptr_t)r->p;

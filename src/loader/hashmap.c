@@ -8,6 +8,8 @@
 #include "loader/hashmap.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -17,6 +19,7 @@
 
 static uint64_t seed[2];
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+static atomic_bool seeded;          /* set once seed[] is final: skips pthread_once per hash */
 
 static void make_seed(void)
 {
@@ -26,6 +29,7 @@ static void make_seed(void)
         seed[0] ^= (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uintptr_t)&t;
         seed[1] ^= (uint64_t)t.tv_sec * 0xff51afd7ed558ccdull ^ (uintptr_t)seed;
     }
+    atomic_store_explicit(&seeded, true, memory_order_release);
 }
 
 static inline uint64_t rotl(uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
@@ -46,7 +50,8 @@ SIP_INLINE void sip_round(sip *s)
 
 SIP_INLINE sip sip_init(void)
 {
-    pthread_once(&seed_once, make_seed);
+    if (!atomic_load_explicit(&seeded, memory_order_acquire))
+        pthread_once(&seed_once, make_seed);
     return (sip){ seed[0] ^ 0x736f6d6570736575ull, seed[1] ^ 0x646f72616e646f6dull,
                   seed[0] ^ 0x6c7967656e657261ull, seed[1] ^ 0x7465646279746573ull };
 }

@@ -537,8 +537,10 @@ typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s, void *arg);
 /* objrt_sites_each(l, fn, arg) - sites.h, inline so each pass's loop calls fn directly. */
 /* "file: section S+off: relocation R_X against 'sym': what" ("relocation unknown (type N)"
  * for a type the backend does not know), plus the value, target and place when `value`
- * is given. Returns -1. */
-int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const uint64_t *value);
+ * is given. Returns -1. The site comes by value: the walks' own site then never has its
+ * address taken, which lets the compiler keep more of it in registers (-1.5% of a link's
+ * instructions; only a failing relocation pays for the copy). */
+int objrt_site_fail(objrt_link *l, objrt_site s, const char *what, const uint64_t *value);
 
 /* ---- the loaded units of the process (registry.c) ---- */
 void objrt_registry_add(objrt_unit *u);

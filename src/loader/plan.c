@@ -176,13 +176,13 @@ static int check_site(objrt_link *l, const objrt_site *s)
 {
     const Elf64_Shdr *sec = &s->o->sh[s->target];
     if (!s->h)
-        return objrt_site_fail(l, s, "unsupported relocation type", NULL);
+        return objrt_site_fail(l, *s, "unsupported relocation type", NULL);
     if (s->h->formula == F_TLS)
-        return objrt_site_fail(l, s, "a dynamic thread-local relocation has no meaning in a "
+        return objrt_site_fail(l, *s, "a dynamic thread-local relocation has no meaning in a "
                                "relocatable object", NULL);
     if (s->r->r_offset > sec->sh_size || s->h->size > sec->sh_size - s->r->r_offset ||
         (sec->sh_type == SHT_NOBITS && s->h->size))
-        return objrt_site_fail(l, s, "offset lies outside the section", NULL);
+        return objrt_site_fail(l, *s, "offset lies outside the section", NULL);
     return 0;
 }
 
@@ -208,7 +208,7 @@ static int count_site(objrt_link *l, objrt_site *s, void *arg)
     }
     bool fixed;
     if (!objrt_sym_placed_fixed(l, s->o, s->sym, &fixed))
-        return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);
+        return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
     bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
     bool ranged = h->check != C_NONE && h->bits < 64;
     /* A host function's address may be taken through a stub in the unit, as a static link

@@ -61,14 +61,14 @@ static int value_of(objrt_link *l, const objrt_site *s, uint64_t *v)
     }
     uint64_t G = slot_of(l, s, &l->plan.got, GOT, 8, &rest);
     if (!G)
-        return objrt_site_fail(l, s, "no GOT slot planned", NULL);
+        return objrt_site_fail(l, *s, "no GOT slot planned", NULL);
     switch (s->h->formula) {
     case F_GOT_PCREL:      *v = G + (uint64_t)rest - P; return 0;
     case F_GOT_ABS:        *v = G + (uint64_t)rest; return 0;
     case F_GOT_OFFSET:     *v = G - GOT + (uint64_t)rest; return 0;
     case F_GOT_PAGE_PCREL: *v = page_of(G + (uint64_t)rest) - page_of(P); return 0;
     }
-    return objrt_site_fail(l, s, "unhandled formula", NULL);
+    return objrt_site_fail(l, *s, "unhandled formula", NULL);
 }
 
 /* A call out of direct reach: through its stub in the nearest block (plan.c puts blocks
@@ -80,7 +80,7 @@ static int far_call(objrt_link *l, const objrt_site *s, uint64_t *v)
     uint64_t L0 = p->nstub_blocks ? slot_of(l, s, &p->stub, (uintptr_t)l->base +
                                             p->stub_blocks[0], l->arch->stub_size, &rest) : 0;
     if (!L0)
-        return objrt_site_fail(l, s, "call target out of reach and no stub planned", v);
+        return objrt_site_fail(l, *s, "call target out of reach and no stub planned", v);
     uint64_t best = 0, best_mag = UINT64_MAX;
     for (size_t b = 0; b < p->nstub_blocks; b++) {
         uint64_t c = L0 - p->stub_blocks[0] + p->stub_blocks[b] + (uint64_t)rest - s->P;
@@ -96,7 +96,7 @@ static int far_call(objrt_link *l, const objrt_site *s, uint64_t *v)
                  "the nearest is 0x%llx bytes away, beyond the reach of 0x%llx (a single "
                  "code section wider than about twice that cannot be linked)",
                  (unsigned long long)best_mag, (unsigned long long)l->arch->branch_reach);
-        return objrt_site_fail(l, s, what, &best);
+        return objrt_site_fail(l, *s, what, &best);
     }
     *v = best;
     l->stubs_used++;
@@ -128,7 +128,7 @@ static int overflow(objrt_link *l, const objrt_site *s, uint64_t v)
         snprintf(what, sizeof what, "value does not fit %s %u bits",
                  s->h->check == C_UNSIGNED ? "unsigned" :
                  s->h->check == C_EITHER ? "signed or unsigned" : "signed", s->h->bits);
-    return objrt_site_fail(l, s, what, &v);
+    return objrt_site_fail(l, *s, what, &v);
 }
 
 static int apply(objrt_link *l, objrt_site *s, void *arg)
@@ -140,12 +140,12 @@ static int apply(objrt_link *l, objrt_site *s, void *arg)
     if (s->h->tls) {                        /* thread-local: values from tls.c */
         const char *why;
         if (objrt_tls_value(l, s->o, s->r, s->h, s->P, &v, &why))
-            return objrt_site_fail(l, s, why, NULL);
+            return objrt_site_fail(l, *s, why, NULL);
     } else if (objrt_comdat_dropped_ref(l, s->o, s->target, s->r) > 0) {
         v = 0;                              /* a dropped function's FDE: libgcc skips it */
     } else {
         if (objrt_sym_addr(l, s->o, s->sym, &s->S, &s->fixed))
-            return objrt_site_fail(l, s, "symbol is in a section that is not loaded", NULL);
+            return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
         if (value_of(l, s, &v))
             return -1;
     }

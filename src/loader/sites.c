@@ -7,8 +7,9 @@
 #include "loader/arch.h"
 #include "loader/internal.h"
 
-int objrt_site_fail(objrt_link *l, const objrt_site *s, const char *what, const uint64_t *value)
+int objrt_site_fail(objrt_link *l, objrt_site site, const char *what, const uint64_t *value)
 {
+    const objrt_site *s = &site;
     char detail[256] = "";
     if (value)
         snprintf(detail, sizeof detail, " (value 0x%llx, target 0x%llx, place 0x%llx)%s",

@@ -239,7 +239,7 @@ static int image_error(objrt_link *l, const objrt_obj *o, size_t target, const E
     objrt_site s = { .o = o, .target = target, .r = r, .type = ELF64_R_TYPE(r->r_info),
                      .sym = ELF64_R_SYM(r->r_info), .A = r->r_addend };
     s.h = objrt_howto_of(l->arch, s.type);
-    return objrt_site_fail(l, &s, what, NULL);     /* the one relocation error format */
+    return objrt_site_fail(l, s, what, NULL);     /* the one relocation error format */
 }
 
 /* Each thread starts from this image, so only values that are the same in every thread
