@@ -2,6 +2,7 @@
  * t_pack.c - small units share pages (objrt_options.pack_small), issue 8.
  *
  * usage: t_pack DIR PAGE_SIZE N     (DIR/u0.o .. u19.o: tests/pack/unit.c, variants 0..19)
+ * (case names pack-4k-..., pack-16k-...; pack-4k-3000-... when N is not 1000)
  *
  * N units are loaded into one context at plan page PAGE_SIZE, unit i from variant i % 20.
  * Units 0..9 are roots (prev = a host function returning 0, prev_g = a host 0); unit
@@ -240,8 +241,9 @@ static double ratio(objrt_ctx *ctx, int n, char *note, size_t len)
     size_t content = content_bytes(n, &unpacked, &packed);
     size_t mapped = m.arena_page_bytes + unpacked;
     double r = content ? (double)mapped / (double)content : 0;
-    snprintf(note, len, "%d units, %d packed: %.0f bytes mapped per unit for %.0f of content, "
-             "ratio %.2f", n, packed, (double)mapped / n, (double)content / n, r);
+    snprintf(note, len, "%d units, %d packed, %zu arena blocks: %.0f bytes mapped per unit for "
+             "%.0f of content, ratio %.2f", n, packed, m.arena_blocks, (double)mapped / n,
+             (double)content / n, r);
     return r;
 }
 
@@ -556,11 +558,14 @@ int main(int argc, char **argv)
     t_args(argc, argv, 4, "DIR PAGE_SIZE N");
     g_page = (size_t)atol(argv[2]);
     g_n = atoi(argv[3]);
-    snprintf(g_sfx, sizeof g_sfx, "%zuk", g_page >> 10);
+    if (g_n == 1000)
+        snprintf(g_sfx, sizeof g_sfx, "%zuk", g_page >> 10);
+    else                    /* another size of session: its own case names */
+        snprintf(g_sfx, sizeof g_sfx, "%zuk-%d", g_page >> 10, g_n);
     const char *names[] = { nm("loads"), nm("values"), nm("bytes"), nm("deps"), nm("guard"),
                             nm("random-unload"), nm("returned"), nm("no-wx"), nm("alias-closed"),
                             NULL, NULL, NULL, NULL, NULL };
-    int controls = g_page == 4096 && g_maps_ok;
+    int controls = g_page == 4096 && g_n == 1000 && g_maps_ok;
     if (!g_maps_ok)
         names[7] = NULL;
     if (controls) {

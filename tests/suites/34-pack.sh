@@ -35,6 +35,9 @@ for page in 4096 16384 65536; do
     # shellcheck disable=SC2086
     run_cases "t_pack-$page" 600 $RUN "$B/tests/pack/t_pack" "$FX" "$page" "$N"
 done
+# 3000 units at 4 KiB pages: more than one arena block (256 pages each)
+# shellcheck disable=SC2086
+run_cases "t_pack-4096-3000" 600 $RUN "$B/tests/pack/t_pack" "$FX" 4096 3000
 
 # Units a pack_small context must not pack, or may pack only where their references allow,
 # among packed ones (tests/pack/mixed.c; x86_64: the -fno-pic R_X86_64_PC32 window).
