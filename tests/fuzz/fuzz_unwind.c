@@ -19,6 +19,8 @@ static int find_fde(void *data, const char *name, void *addr)
 {
     struct dwarf_eh_bases b;
     (void)name;
+    if (!addr)                          /* no address of its own: a TLS or absolute-0 symbol */
+        return 0;
     *(size_t *)data += _Unwind_Find_FDE((char *)addr + 1, &b) != NULL;
     return 0;
 }
