@@ -20,27 +20,9 @@ static objrt_location where(objrt_ctx *ctx, const void *p, int *rc)
 
 static int same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
-/* addr.o loaded into a fresh context; NULL (context freed, `why` set) when it did not. */
 static objrt_unit *load_addr_o(objrt_ctx **ctx, char *why, size_t whylen)
 {
-    *ctx = objrt_new();
-    objrt_unit *u = objrt_load(*ctx, &g_addr_o, 1);
-    if (!u) {
-        snprintf(why, whylen, "loading %s failed: %s", g_addr_o, objrt_error(*ctx));
-        objrt_free(*ctx);
-    }
-    return u;
-}
-
-/* Free the context; a case that passed must also have leaked nothing. */
-static int done(objrt_ctx *ctx, int ok, char *why, size_t whylen)
-{
-    objrt_free(ctx);
-    if (ok && t_leaks_now()) {
-        snprintf(why, whylen, "leaked heap memory (LeakSanitizer report on stderr)");
-        return 0;
-    }
-    return ok;
+    return t_load_fresh(ctx, g_addr_o, why, whylen);
 }
 
 /* ---- symbols of a plain object ---------------------------------------------------------- */
@@ -73,7 +55,7 @@ static int check_symbol(void *arg, char *why, size_t whylen)
     char *p = objrt_unit_sym(u, c->via);
     if (!p) {
         snprintf(why, whylen, "addr.o exports no %s", c->via);
-        return done(ctx, 0, why, whylen);
+        return t_ctx_done(ctx, 0, why, whylen);
     }
     if (c->call)
         p = ((char *(*)(void))p)();
@@ -86,7 +68,7 @@ static int check_symbol(void *arg, char *why, size_t whylen)
     snprintf(why, whylen, "rc=%d symbol=%s+0x%zx local=%d section=%s, expected %s+0x%zx local=%d in %s*",
              rc, rc ? "-" : i.symbol ? i.symbol : "(null)", rc ? 0 : i.offset, rc ? -1 : i.local,
              rc ? "-" : i.section, c->sym, c->off, c->local, c->section);
-    return done(ctx, ok, why, whylen);
+    return t_ctx_done(ctx, ok, why, whylen);
 }
 
 /* A string literal has no symbol: the answer is its section and the offset in it. */
@@ -99,7 +81,7 @@ static int between_symbols(void *arg, char *why, size_t whylen)
     const char *(*msg)(void) = (const char *(*)(void))objrt_unit_sym(u, "addr_of_message");
     if (!msg) {
         snprintf(why, whylen, "addr.o exports no addr_of_message");
-        return done(ctx, 0, why, whylen);
+        return t_ctx_done(ctx, 0, why, whylen);
     }
     int rc;
     const char *m = msg();
@@ -110,7 +92,7 @@ static int between_symbols(void *arg, char *why, size_t whylen)
     snprintf(why, whylen, "rc=%d symbol=%s section=%s offset=0x%zx file=%s", rc,
              rc ? "-" : i.symbol ? i.symbol : "(null)", rc ? "-" : i.section,
              rc ? 0 : i.offset, rc ? "-" : i.file);
-    return done(ctx, ok, why, whylen);
+    return t_ctx_done(ctx, ok, why, whylen);
 }
 
 /* ---- negative controls: host code, and the same unit after unload ------------------------ */
@@ -123,7 +105,7 @@ static int host_address_refused(void *arg, char *why, size_t whylen)
     objrt_location i;
     int rc = objrt_addr_info(ctx, (void *)host_address_refused, &i);
     snprintf(why, whylen, "rc=%d error '%s'", rc, objrt_error(ctx));
-    return done(ctx, rc == -1 && strstr(objrt_error(ctx), "not inside"), why, whylen);
+    return t_ctx_done(ctx, rc == -1 && strstr(objrt_error(ctx), "not inside"), why, whylen);
 }
 
 /* With &any_context as arg: ask with no context (any context) instead of the unit's. */
@@ -136,7 +118,7 @@ static int after_unload_refused(void *arg, char *why, size_t whylen)
     char *gfn = objrt_unit_sym(u, "global_fn");
     if (!gfn) {
         snprintf(why, whylen, "addr.o exports no global_fn");
-        return done(ctx, 0, why, whylen);
+        return t_ctx_done(ctx, 0, why, whylen);
     }
     objrt_location i;
     int rc = objrt_addr_info(ctx, gfn, &i), ok = rc == 0;
@@ -147,7 +129,7 @@ static int after_unload_refused(void *arg, char *why, size_t whylen)
         ok = rc == -1;
         snprintf(why, whylen, "rc=%d after unload%s", rc, arg ? " (ctx NULL)" : "");
     }
-    return done(ctx, ok, why, whylen);
+    return t_ctx_done(ctx, ok, why, whylen);
 }
 
 /* ---- the same object as member addr.o of an archive, pulled in by user.o ----------------- */
@@ -170,7 +152,7 @@ static int archive_member(void *arg, char *why, size_t whylen)
     snprintf(why, whylen, "rc=%d file=%s member=%s object=%s symbol=%s (%s)", rc, rc ? "-" : i.file,
              rc ? "-" : i.member ? i.member : "(null)", rc ? "-" : i.object,
              rc ? "-" : i.symbol, objrt_error(ctx));
-    return done(ctx, ok, why, whylen);
+    return t_ctx_done(ctx, ok, why, whylen);
 }
 
 int main(int argc, char **argv)

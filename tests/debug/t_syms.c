@@ -10,27 +10,9 @@
 
 static const char *g_obj;
 
-/* OBJ loaded into a fresh context; NULL (context freed, `why` set) when it did not. */
 static objrt_unit *load_obj(objrt_ctx **ctx, char *why, size_t whylen)
 {
-    *ctx = objrt_new();
-    objrt_unit *u = objrt_load(*ctx, &g_obj, 1);
-    if (!u) {
-        snprintf(why, whylen, "loading %s failed: %s", g_obj, objrt_error(*ctx));
-        objrt_free(*ctx);
-    }
-    return u;
-}
-
-/* Free the context; a case that passed must also have leaked nothing. */
-static int done(objrt_ctx *ctx, int ok, char *why, size_t whylen)
-{
-    objrt_free(ctx);
-    if (ok && t_leaks_now()) {
-        snprintf(why, whylen, "leaked heap memory (LeakSanitizer report on stderr)");
-        return 0;
-    }
-    return ok;
+    return t_load_fresh(ctx, g_obj, why, whylen);
 }
 
 /* ---- lookups and the error they leave ----------------------------------------------------- */
@@ -41,7 +23,7 @@ static int error_empty_before(void *arg, char *why, size_t whylen)
     objrt_ctx *ctx;
     if (!load_obj(&ctx, why, whylen)) return 0;
     snprintf(why, whylen, "error already '%s'", objrt_error(ctx));
-    return done(ctx, objrt_error(ctx)[0] == '\0', why, whylen);
+    return t_ctx_done(ctx, objrt_error(ctx)[0] == '\0', why, whylen);
 }
 
 static int hit_sets_no_error(void *arg, char *why, size_t whylen)
@@ -52,7 +34,7 @@ static int hit_sets_no_error(void *arg, char *why, size_t whylen)
     if (!u) return 0;
     void *hit = objrt_unit_sym(u, "global_fn");
     snprintf(why, whylen, "hit=%p error '%s'", hit, objrt_error(ctx));
-    return done(ctx, hit && objrt_error(ctx)[0] == '\0', why, whylen);
+    return t_ctx_done(ctx, hit && objrt_error(ctx)[0] == '\0', why, whylen);
 }
 
 /* A miss through objrt_unit_sym (arg NULL) or objrt_sym (arg non-NULL) names the symbol. */
@@ -68,7 +50,7 @@ static int miss_named(void *arg, char *why, size_t whylen)
     snprintf(want, sizeof want, "undefined symbol: %s", name);
     snprintf(why, whylen, "%s miss: %p, error '%s'", arg ? "objrt_sym" : "objrt_unit_sym", miss,
              objrt_error(ctx));
-    return done(ctx, !miss && strcmp(objrt_error(ctx), want) == 0, why, whylen);
+    return t_ctx_done(ctx, !miss && strcmp(objrt_error(ctx), want) == 0, why, whylen);
 }
 
 /* Local symbols stay private: a static function is a miss. */
@@ -80,7 +62,7 @@ static int local_is_miss(void *arg, char *why, size_t whylen)
     if (!u) return 0;
     void *miss = objrt_unit_sym(u, "local_fn");
     snprintf(why, whylen, "local_fn found at %p, error '%s'", miss, objrt_error(ctx));
-    return done(ctx, !miss && strstr(objrt_error(ctx), "local_fn"), why, whylen);
+    return t_ctx_done(ctx, !miss && strstr(objrt_error(ctx), "local_fn"), why, whylen);
 }
 
 /* ---- objrt_unit_foreach_sym ----------------------------------------------------------------- */
@@ -99,7 +81,7 @@ static int foreach_stops(void *arg, char *why, size_t whylen)
     if (!u) return 0;
     int n = 0, rc = objrt_unit_foreach_sym(u, stop_at_second, &n);
     snprintf(why, whylen, "returned %d after %d calls, expected 7 after 2", rc, n);
-    return done(ctx, rc == 7 && n == 2, why, whylen);
+    return t_ctx_done(ctx, rc == 7 && n == 2, why, whylen);
 }
 
 static int foreach_bad_args(void *arg, char *why, size_t whylen)
@@ -112,7 +94,7 @@ static int foreach_bad_args(void *arg, char *why, size_t whylen)
     int ok = objrt_unit_foreach_sym(NULL, stop_at_second, &n) == -1 &&
              objrt_unit_foreach_sym(u, NULL, NULL) == -1;
     snprintf(why, whylen, "NULL arguments accepted");
-    return done(ctx, ok, why, whylen);
+    return t_ctx_done(ctx, ok, why, whylen);
 }
 
 /* Every visit: print "SYM name", and count addresses objrt_unit_sym disagrees with. */
@@ -142,7 +124,7 @@ static int foreach_all(void *arg, char *why, size_t whylen)
         snprintf(why, whylen, "returned %d", rc);
     else if (v.bad)
         snprintf(why, whylen, "%d symbols at another address than objrt_unit_sym's: %s", v.bad, v.first);
-    return done(ctx, rc == 0 && !v.bad, why, whylen);
+    return t_ctx_done(ctx, rc == 0 && !v.bad, why, whylen);
 }
 
 int main(int argc, char **argv)

@@ -29,7 +29,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include "../unit/t_common.h"
+#include "../unit/t_wxpoll.h"
 #include "rt_hooks.h"
 
 #define VARIANTS 20
@@ -68,22 +68,7 @@ static void report_note(const char *name, int ok, const char *note, const char *
     t_report(name, ok, "%s", why);
 }
 
-/* ---- W^X poller (as t_wx) and the alias check ---- */
-static atomic_int g_stop;
-static atomic_long g_scans, g_hits;
-static char g_first_hit[256];
-
-static void *poller(void *arg)
-{
-    (void)arg;
-    char why[256];
-    while (!atomic_load(&g_stop)) {
-        if (t_wx_scan(why, sizeof why) > 0 && atomic_fetch_add(&g_hits, 1) == 0)
-            snprintf(g_first_hit, sizeof g_first_hit, "%s", why);
-        atomic_fetch_add(&g_scans, 1);
-    }
-    return NULL;
-}
+/* ---- W^X poller (t_wxpoll.h) and the alias check ---- */
 
 /* Under qemu-user (T_NO_THREADS, AArch64) threads hang and the guest's /proc/self/maps
  * does not show permissions faithfully (see 30-robustness): the cases that read the maps
@@ -94,20 +79,8 @@ static void poll_start(pthread_t *t) { (void)t; }
 static void poll_stop(pthread_t t) { (void)t; }
 #else
 static const int g_maps_ok = 1;
-static void poll_start(pthread_t *t)
-{
-    atomic_store(&g_stop, 0);
-    atomic_store(&g_scans, 0);
-    atomic_store(&g_hits, 0);
-    g_first_hit[0] = 0;
-    pthread_create(t, NULL, poller, NULL);
-}
-
-static void poll_stop(pthread_t t)
-{
-    atomic_store(&g_stop, 1);
-    pthread_join(t, NULL);
-}
+static void poll_start(pthread_t *t) { t_wx_poll_start(t); }
+static void poll_stop(pthread_t t) { t_wx_poll_stop(t); }
 #endif
 
 /* Mappings of the arena's memory file that are writable and shared ("rw-s"): the write
@@ -358,10 +331,10 @@ static void session(void)
     if (loaded == g_n && packed != g_n)
         snprintf(why, sizeof why, "%d of %d units packed", packed, g_n);
     t_report(nm("loads"), loaded == g_n && packed == g_n, "%s", why);
-    long hits = atomic_load(&g_hits), scans = atomic_load(&g_scans);
+    long hits = atomic_load(&t_wx_hits), scans = atomic_load(&t_wx_scans);
     if (g_maps_ok) {
         t_report(nm("no-wx"), hits == 0 && scans > 0, "%ld of %ld scans saw a w+x mapping, "
-                 "first: %s", hits, scans, g_first_hit);
+                 "first: %s", hits, scans, t_wx_first_hit);
         alias += open_alias(alias_why, sizeof alias_why);
         t_report(nm("alias-closed"), alias == 0, "%d checks found the write alias open: %s",
                  alias, alias_why);
@@ -524,14 +497,12 @@ static void control_planted_wx(void)
         if (i >= n / 2)
             usleep(1000);
     }
-    long s = atomic_load(&g_scans);
-    for (int i = 0; i < 20000 && atomic_load(&g_scans) < s + 2; i++)
-        usleep(50);
+    t_wx_wait_scans();
     poll_stop(t);
     if (bad && bad != MAP_FAILED)
         munmap(bad, 4096);
-    t_harness("pack-control-planted-wx-caught", atomic_load(&g_hits) > 0,
-              "a planted rwx page was not seen (%ld scans)", atomic_load(&g_scans));
+    t_harness("pack-control-planted-wx-caught", atomic_load(&t_wx_hits) > 0,
+              "a planted rwx page was not seen (%ld scans)", atomic_load(&t_wx_scans));
     objrt_free(ctx);
     free(g_u);
 }

@@ -293,6 +293,31 @@ static int t_fails_cleanly(objrt_ctx *ctx, t_load_fn load, void *arg, char *why,
     return 1;
 }
 
+/* ---- one object in a fresh context, per case ---- */
+
+/* PATH loaded into a fresh context; NULL (context freed, `why` set) when it did not. */
+static objrt_unit *t_load_fresh(objrt_ctx **ctx, const char *path, char *why, size_t whylen)
+{
+    *ctx = objrt_new();
+    objrt_unit *u = objrt_load(*ctx, &path, 1);
+    if (!u) {
+        snprintf(why, whylen, "loading %s failed: %s", path, objrt_error(*ctx));
+        objrt_free(*ctx);
+    }
+    return u;
+}
+
+/* Free the context; a case that passed must also have leaked nothing. */
+static int t_ctx_done(objrt_ctx *ctx, int ok, char *why, size_t whylen)
+{
+    objrt_free(ctx);
+    if (ok && t_leaks_now()) {
+        snprintf(why, whylen, "leaked heap memory (LeakSanitizer report on stderr)");
+        return 0;
+    }
+    return ok;
+}
+
 /* ---- ELF patching (all targets here are ELF64 little-endian) ---- */
 
 #if defined(__x86_64__)

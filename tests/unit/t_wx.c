@@ -9,53 +9,13 @@
  * Controls: the checker flags an rwx and a -wx mapping made on purpose; the racing
  * poller catches an rwx window opened by the main thread.
  */
-#include <pthread.h>
-#include <stdatomic.h>
-#include "t_common.h"
+#include "t_wxpoll.h"
 
 static unsigned char *g_img;
 static size_t g_size;
 static unsigned char *g_extra[8];
 static size_t g_extra_size[8];
 static int g_nextra;
-
-static atomic_int g_stop;
-static atomic_long g_scans, g_hits;
-static char g_first_hit[256];
-
-static void *poller(void *arg)
-{
-    (void)arg;
-    char why[256];
-    while (!atomic_load(&g_stop)) {
-        if (t_wx_scan(why, sizeof why) > 0 && atomic_fetch_add(&g_hits, 1) == 0)
-            snprintf(g_first_hit, sizeof g_first_hit, "%s", why);
-        atomic_fetch_add(&g_scans, 1);
-    }
-    return NULL;
-}
-
-static void start_poller(pthread_t *t)
-{
-    atomic_store(&g_stop, 0);
-    atomic_store(&g_scans, 0);
-    atomic_store(&g_hits, 0);
-    g_first_hit[0] = 0;
-    pthread_create(t, NULL, poller, NULL);
-}
-
-static void stop_poller(pthread_t t)
-{
-    atomic_store(&g_stop, 1);
-    pthread_join(t, NULL);
-}
-
-/* Wait until the poller finished at least two more full scans (bounded). */
-static void wait_scans(void)
-{
-    long s = atomic_load(&g_scans);
-    for (int i = 0; i < 20000 && atomic_load(&g_scans) < s + 2; i++) usleep(50);
-}
 
 static void control_static(void)
 {
@@ -76,25 +36,25 @@ static void control_static(void)
 static void control_race(void)
 {
     pthread_t t;
-    start_poller(&t);
+    t_wx_poll_start(&t);
     void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     for (int i = 0; i < 20; i++) {
         mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
-        wait_scans();
+        t_wx_wait_scans();
         mprotect(p, 4096, PROT_READ | PROT_WRITE);
-        wait_scans();
+        t_wx_wait_scans();
     }
-    stop_poller(t);
+    t_wx_poll_stop(t);
     munmap(p, 4096);
-    t_harness("wx-control-poller-catches-rwx-window", atomic_load(&g_hits) > 0,
-             "poller missed 20 rwx windows (%ld scans)", atomic_load(&g_scans));
+    t_harness("wx-control-poller-catches-rwx-window", atomic_load(&t_wx_hits) > 0,
+             "poller missed 20 rwx windows (%ld scans)", atomic_load(&t_wx_scans));
 }
 
 static void race(int rounds)
 {
     objrt_ctx *ctx = objrt_new();
     pthread_t t;
-    start_poller(&t);
+    t_wx_poll_start(&t);
     int loaded = 0;
     const char *err = "";
     for (int i = 0; i < rounds; i++) {
@@ -112,14 +72,14 @@ static void race(int rounds)
         if (!ok) break;
         loaded++;
     }
-    stop_poller(t);
-    long hits = atomic_load(&g_hits), scans = atomic_load(&g_scans);
+    t_wx_poll_stop(t);
+    long hits = atomic_load(&t_wx_hits), scans = atomic_load(&t_wx_scans);
     fprintf(stderr, "t_wx: %ld maps scans during %d rounds\n", scans, loaded);
     if (loaded < rounds)
         t_report("wx-race-load-unload", 0, "load %d failed: %s", loaded + 1, err);
     else
         t_report("wx-race-load-unload", hits == 0 && scans > 0,
-                 "%ld of %ld scans saw a w+x mapping during %d loads, first: %s", hits, scans, rounds, g_first_hit);
+                 "%ld of %ld scans saw a w+x mapping during %d loads, first: %s", hits, scans, rounds, t_wx_first_hit);
     objrt_free(ctx);
 }
 
