@@ -547,14 +547,10 @@ static size_t plan_page_size(objrt_link *l)
 static int lay_out(objrt_link *l, bool packed)
 {
     objrt_plan *p = &l->plan;
-    if (!packed) {
+    if (!packed) {                          /* also when a packed layout is given up */
         p->packed = false;
         memset(p->chunks, 0, sizeof p->chunks);
         p->used = 0;
-        p->nstub_blocks = 0;
-        p->win_lo = p->page;                /* never at address 0 */
-        p->win_hi = l->arch->user_top;
-        p->win_lo_why = p->win_hi_why = NULL;
         if (assign_offsets(l))
             return -1;
     }
@@ -562,7 +558,11 @@ static int lay_out(objrt_link *l, bool packed)
         p->total = p->page;                 /* a unit always has an address (__dso_handle) */
     if (objrt_init_arrays_check(l))         /* the same shapes for a load and `layout` */
         return -1;
+    p->nstub_blocks = 0;
     publish_offsets(l);
+    p->win_lo = p->page;                    /* never at address 0 */
+    p->win_hi = l->arch->user_top;
+    p->win_lo_why = p->win_hi_why = NULL;
     derive_window(l);
     return 0;
 }
@@ -572,8 +572,6 @@ int objrt_plan_layout(objrt_link *l)
     objrt_plan *p = &l->plan;
     if (!(p->page = plan_page_size(l)))
         return -1;
-    p->win_lo = p->page;                    /* never at address 0 */
-    p->win_hi = l->arch->user_top;
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
             return -1;
