@@ -83,23 +83,29 @@ static void poll_start(pthread_t *t) { t_wx_poll_start(t); }
 static void poll_stop(pthread_t t) { t_wx_poll_stop(t); }
 #endif
 
-/* Mappings of the arena's memory file that are writable and shared ("rw-s"): the write
- * alias left open. RW pages of units are private ("rw-p") and do not count. */
-static int open_alias(char *why, size_t len)
+/* Mappings of the arena's memory file; with `alias_only`, only those writable and shared
+ * ("rw-s"): the write alias left open (RW pages of units are private, "rw-p", and do not
+ * count). The first one counted is copied to `why`. */
+static int arena_maps(int alias_only, char *why, size_t len)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
     int n = 0;
     while (f && fgets(line, sizeof line, f)) {
         char perms[8] = "";
-        if (sscanf(line, "%*x-%*x %7s", perms) == 1 && strstr(line, "objrt-arena") &&
-            perms[1] == 'w' && perms[3] == 's' && n++ == 0)
+        if (!strstr(line, "objrt-arena") || sscanf(line, "%*x-%*x %7s", perms) != 1)
+            continue;
+        if (alias_only && !(perms[1] == 'w' && perms[3] == 's'))
+            continue;
+        if (n++ == 0 && why)
             snprintf(why, len, "%s", line);
     }
     if (f)
         fclose(f);
     return n;
 }
+
+static int open_alias(char *why, size_t len) { return arena_maps(1, why, len); }
 
 /* Resident bytes of the arena's memory-file mappings (both views), from smaps. */
 static long arena_rss_kib(void)
@@ -122,17 +128,7 @@ static long arena_rss_kib(void)
     return kib;
 }
 
-static int arena_mapped(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += strstr(line, "objrt-arena") != NULL;
-    if (f)
-        fclose(f);
-    return n;
-}
+static int arena_mapped(void) { return arena_maps(0, NULL, 0); }
 
 /* ---- the session ---- */
 typedef struct unit {
