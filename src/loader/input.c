@@ -210,33 +210,48 @@ static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void
     return 0;
 }
 
+/* Opens an input: a regular, non-empty file. Its descriptor, with its size; or -1 and
+ * why not. O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; fstat
+ * refuses it then. */
+static int open_input(const char *path, size_t *size, const char **why)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+        *why = "not a regular file";
+    else if (st.st_size <= 0)
+        *why = "empty file";
+    else {
+        *size = (size_t)st.st_size;
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
 int objrt_input_add_file(objrt_link *l, const char *path)
 {
     if (!path)
         return objrt_fail(l->ctx, "objrt_load: a path is NULL");
-    /* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; fstat refuses it */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    const char *why;
+    size_t size;
+    int fd = open_input(path, &size, &why);
     if (fd < 0)
-        return objrt_fail(l->ctx, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return objrt_fail(l->ctx, "%s: not a regular file", path);
-    }
-    if (st.st_size == 0) {
-        close(fd);
-        return objrt_fail(l->ctx, "%s: empty file", path);
-    }
+        return objrt_fail(l->ctx, "%s: %s", path, why);
     void *map = NULL;
-    int rc = read_whole(l, path, fd, (size_t)st.st_size, &map);
+    int rc = read_whole(l, path, fd, size, &map);
     close(fd);
     if (rc)
         return -1;
-    if (!push_blob(l, map, (size_t)st.st_size)) {
-        munmap(map, (size_t)st.st_size);
+    if (!push_blob(l, map, size)) {
+        munmap(map, size);
         return -1;
     }
-    return add_bytes(l, path, map, (size_t)st.st_size);
+    return add_bytes(l, path, map, size);
 }
 
 /* ---- many files at once ---- */
@@ -257,18 +272,17 @@ static size_t batch_open(const char *const *paths, size_t n, batch_file *f, size
 {
     size_t k = 0, sum = 0;
     for (; k < n && k < BATCH_FILES && paths[k]; k++) {
-        int fd = open(paths[k], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        struct stat st;
-        size_t at;
+        const char *why;
+        size_t size, at;
+        int fd = open_input(paths[k], &size, &why);
         if (fd < 0)
             break;
-        if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-            __builtin_add_overflow(sum, (size_t)15, &at) ||
-            __builtin_add_overflow(at & ~(size_t)15, (size_t)st.st_size, &sum)) {
+        if (__builtin_add_overflow(sum, (size_t)15, &at) ||
+            __builtin_add_overflow(at & ~(size_t)15, size, &sum)) {
             close(fd);
             break;
         }
-        f[k] = (batch_file){ fd, (size_t)st.st_size, at & ~(size_t)15 };
+        f[k] = (batch_file){ fd, size, at & ~(size_t)15 };
     }
     *total = sum;
     return k;
