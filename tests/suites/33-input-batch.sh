@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# 33-input-batch: input.c reads the files of objrt_load() in batches into one mapping each.
+#   * A batch of 2 MiB or more starts on a 2 MiB boundary and its whole 2 MiB blocks are
+#     offered to transparent huge pages; the files after the first block land past it. A
+#     3 MiB object between small ones must link and print the same hash of its bytes as
+#     the native link (control: the same objects with one byte of the big one changed print
+#     another hash, so the comparison sees a wrong byte).
+#   * A batch holds at most a quarter of the descriptor limit open (at least 16, at most
+#     256), and a file that cannot be opened ends the batch early. 70 objects must link and
+#     print what the native link prints under `ulimit -n 64` (batches of 16) and, x86_64
+#     without a sanitizer only, `ulimit -n 12` (a batch of 16 runs out of descriptors and
+#     continues from where it stopped). Control: without the last object the run fails
+#     naming its symbol, so a file dropped between batches would show.
+set -u
+. tests/lib.sh
+
+low_fd=0
+[ "$TARGET" = x86_64 ] && [ -z "$SAN" ] && low_fd=1
+expect "batch: 3 MiB object across a huge block links like the native link" \
+       "batch: 70 objects under ulimit -n 64 link like the native link"
+[ "$low_fd" = 1 ] && expect "batch: 70 objects under ulimit -n 12 link like the native link"
+expect_harness "batch: a changed byte of the big object changes the hash" \
+               "batch: a missing object fails the link"
+W=$TMP
+
+# ---- a 3 MiB object ------------------------------------------------------------------------
+python3 - "$W/data.bin" <<'EOF'
+import random, sys
+random.seed(33)
+open(sys.argv[1], "wb").write(bytes(random.getrandbits(8) for _ in range(3 * 1024 * 1024 + 12345)))
+EOF
+cat >"$W/big.S" <<EOF
+    .section .rodata
+    .globl blob, blob_end
+    .balign 16
+blob:
+    .incbin "$W/data.bin"
+blob_end:
+    .section .note.GNU-stack,"",%progbits
+EOF
+cat >"$W/hash.c" <<'EOF'
+#include <stdio.h>
+extern const unsigned char blob[], blob_end[];
+int small_a(void), small_b(void);
+int main(void)
+{
+    unsigned long long h = 1469598103934665603ull;      /* FNV-1a over every byte */
+    for (const unsigned char *p = blob; p < blob_end; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    printf("%llx %ld %d\n", h, (long)(blob_end - blob), small_a() + small_b());
+    return 0;
+}
+EOF
+printf 'int small_a(void) { return 40; }\n' >"$W/small_a.c"
+printf 'int small_b(void) { return 2; }\n' >"$W/small_b.c"
+ok=1
+for f in hash small_a small_b; do $GCC -O1 -c "$W/$f.c" -o "$W/$f.o" 2>>"$W/err" || ok=0; done
+$GCC -c "$W/big.S" -o "$W/big.o" 2>>"$W/err" || ok=0
+$GCC "$W/hash.o" "$W/big.o" "$W/small_a.o" "$W/small_b.o" -o "$W/hash-native" 2>>"$W/err" || ok=0
+if [ "$ok" = 0 ]; then
+    fail "batch: 3 MiB object across a huge block links like the native link: compile: $(oneline "$(cat "$W/err")")"
+    hfail "batch: a changed byte of the big object changes the hash: compile failed"
+else
+    want=$($RUN "$W/hash-native")
+    # small_a.o first, so big.o does not start on the boundary and hash.o lands past it
+    got=$($OBJRT run "$W/small_a.o" "$W/big.o" "$W/hash.o" "$W/small_b.o" 2>&1); rc=$?
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
+        pass "batch: 3 MiB object across a huge block links like the native link (prints $got)"
+    else
+        fail "batch: 3 MiB object across a huge block links like the native link: status $rc, got '$(oneline "$got")', native '$want'"
+    fi
+    # control: one byte of the blob changed (2.5 MiB into it, in the second 2 MiB block)
+    python3 - "$W/big.o" "$W/data.bin" "$W/big-changed.o" <<'EOF'
+import sys
+obj = bytearray(open(sys.argv[1], "rb").read())
+data = open(sys.argv[2], "rb").read()
+at = obj.find(data[:4096])
+assert at >= 0
+obj[at + 2621440] ^= 0xff
+open(sys.argv[3], "wb").write(obj)
+EOF
+    got=$($OBJRT run "$W/small_a.o" "$W/big-changed.o" "$W/hash.o" "$W/small_b.o" 2>&1); rc=$?
+    if [ "$rc" = 0 ] && [ -n "$got" ] && [ "$got" != "$want" ]; then
+        hpass "batch: a changed byte of the big object changes the hash"
+    else
+        hfail "batch: a changed byte of the big object changes the hash: status $rc, got '$(oneline "$got")', native '$want'"
+    fi
+fi
+
+# ---- 70 objects under a low descriptor limit ---------------------------------------------
+objs=()
+{
+    echo '#include <stdio.h>'
+    for i in $(seq 0 69); do echo "int f$i(void);"; done
+    echo 'int main(void) { long s = 0;'
+    for i in $(seq 0 69); do echo "  s = s * 3 + f$i();"; done
+    echo '  printf("%ld\n", s); return 0; }'
+} >"$W/many_main.c"
+ok=1
+$GCC -O1 -c "$W/many_main.c" -o "$W/many_main.o" 2>>"$W/err2" || ok=0
+for i in $(seq 0 69); do
+    printf 'int f%d(void) { return %d; }\n' "$i" "$((i * 7 % 11))" >"$W/f$i.c"
+    $GCC -O1 -c "$W/f$i.c" -o "$W/f$i.o" 2>>"$W/err2" || ok=0
+    objs+=("$W/f$i.o")
+done
+$GCC "$W/many_main.o" "${objs[@]}" -o "$W/many-native" 2>>"$W/err2" || ok=0
+if [ "$ok" = 0 ]; then
+    fail "batch: 70 objects under ulimit -n 64 link like the native link: compile: $(oneline "$(cat "$W/err2")")"
+    [ "$low_fd" = 1 ] && fail "batch: 70 objects under ulimit -n 12 link like the native link: compile failed"
+    hfail "batch: a missing object fails the link: compile failed"
+    exit 0
+fi
+want=$($RUN "$W/many-native")
+limits=(64)
+[ "$low_fd" = 1 ] && limits+=(12)
+for n in "${limits[@]}"; do
+    # shellcheck disable=SC2086
+    got=$(ulimit -n "$n" && $OBJRT run "$W/many_main.o" "${objs[@]}" 2>&1); rc=$?
+    name="batch: 70 objects under ulimit -n $n link like the native link"
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then pass "$name (prints $got)"
+    else fail "$name: status $rc, got '$(oneline "$got")', native '$want'"; fi
+done
+# shellcheck disable=SC2086
+got=$(ulimit -n 64 && $OBJRT run "$W/many_main.o" "${objs[@]:0:69}" 2>&1); rc=$?
+if [ "$rc" != 0 ] && grep -q "f69" <<<"$got"; then hpass "batch: a missing object fails the link"
+else hfail "batch: a missing object fails the link: status $rc, output '$(oneline "$got")'"; fi
