@@ -47,6 +47,7 @@ typedef struct ehcheck {
     cie *cies;                      /* `few`, until a section has more CIEs */
     size_t ncies, capcies;
     cie few[4];
+    const cie *last;                /* the CIE the previous FDE used */
     uint64_t rec;                   /* offset of the record being checked */
 } ehcheck;
 
@@ -199,8 +200,11 @@ static const uint8_t op_shape[256] = {
 /* Call-frame instructions up to the end of the record: known opcodes, operands inside.
  * Hot: every FDE's program is walked on every load, so the cursor lives in a local (kept
  * in registers), each opcode is one table load, and a one-byte LEB128 (almost all of them)
- * is stepped over inline. */
-static bool check_insns(rd *rec, uint8_t fde_enc)
+ * is stepped over inline, without comparing with the end first: the byte after a record
+ * is readable (check_section: another record's length or the section's terminator
+ * follows), and an operand that was that byte leaves the cursor past the end, refused
+ * below as check_insns has always refused it. */
+static inline __attribute__((always_inline)) bool check_insns(rd *rec, uint8_t fde_enc)
 {
     rd c = *rec, *r = &c;
     uint64_t u;
@@ -208,7 +212,7 @@ static bool check_insns(rd *rec, uint8_t fde_enc)
         uint8_t shape = op_shape[*c.p++];
         if (shape == OP_NONE)
             continue;
-        if (shape == OP_LEB && c.p < c.end && !(*c.p & 0x80)) {
+        if (shape == OP_LEB && !(*c.p & 0x80)) {
             c.p++;
             continue;
         }
@@ -228,6 +232,8 @@ static bool check_insns(rd *rec, uint8_t fde_enc)
         if (!ok)
             return false;
     }
+    if (c.p != c.end)
+        return false;                   /* a one-byte operand past the record */
     *rec = c;
     return true;
 }
@@ -243,6 +249,7 @@ static int add_cie(ehcheck *c, cie k)
             memcpy(v, c->few, sizeof c->few);
         c->cies = v;
         c->capcies = cap;
+        c->last = NULL;             /* it pointed into the old array */
     }
     c->cies[c->ncies++] = k;
     return 0;
@@ -317,13 +324,15 @@ static int check_cie(ehcheck *c, rd *r)
     return add_cie(c, k);
 }
 
-static const cie *find_cie(const ehcheck *c, uint64_t off)
+static const cie *find_cie(ehcheck *c, uint64_t off)
 {
+    if (c->last && c->last->off == off)     /* most sections: one CIE, every FDE after it */
+        return c->last;
     size_t lo = 0, hi = c->ncies;           /* CIEs are added in increasing offset order */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (c->cies[mid].off == off)
-            return &c->cies[mid];
+            return c->last = &c->cies[mid];
         if (c->cies[mid].off < off)
             lo = mid + 1;
         else
@@ -332,22 +341,50 @@ static const cie *find_cie(const ehcheck *c, uint64_t off)
     return NULL;
 }
 
+/* pc_begin and pc_range in the CIE's encoding; *raw receives pc_begin's bytes as stored.
+ * The encoding GCC and LLVM emit for the small and medium code models, PC-relative sdata4,
+ * is read directly; every other goes through get_ptr. */
+static bool get_range(rd *r, uint8_t enc, uint64_t *begin, uint64_t *range, uint64_t *raw)
+{
+    if (enc == (PE_PCREL | PE_SDATA4) && r->end - r->p >= 8) {
+        int32_t b;
+        uint32_t n;
+        memcpy(&b, r->p, 4);
+        memcpy(&n, r->p + 4, 4);
+        *raw = (uint32_t)b;
+        *begin = (uintptr_t)r->p + (uint64_t)(int64_t)b;
+        *range = n;
+        r->p += 8;
+        return true;
+    }
+    const uint8_t *field = r->p;
+    if (!get_ptr(r, enc, begin) || !get_ptr(r, enc & PE_FORM, range))
+        return false;
+    *raw = 0;
+    memcpy(raw, field, form_size(enc));
+    return true;
+}
+
 static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
 {
-    uint64_t id_at = c->rec + 4, begin, range, u;
+    uint64_t id_at = c->rec + 4, begin, range, raw;
     const cie *k = cie_delta <= id_at ? find_cie(c, id_at - cie_delta) : NULL;
     if (!k)
         return bad(c, "FDE's CIE pointer does not point at an earlier CIE of the section");
-    const uint8_t *field = r->p;
-    if (!get_ptr(r, k->fde_enc, &begin) || !get_ptr(r, k->fde_enc & PE_FORM, &range))
+    if (!get_range(r, k->fde_enc, &begin, &range, &raw))
         return bad(c, "FDE address range runs past the record");
-    uint64_t raw = 0;
-    memcpy(&raw, field, form_size(k->fde_enc));
     if (raw != 0 &&                 /* 0: a discarded function's FDE, skipped by libgcc */
         (begin < c->code_lo || begin > c->code_hi || range > c->code_hi - begin))
         return bad(c, "FDE covers addresses outside the unit's code");
-    if (k->z && (!get_uleb(r, &u) || !skip(r, u)))
-        return bad(c, "FDE augmentation data runs past the record");
+    if (k->z) {                     /* augmentation data, almost always of length 0 */
+        uint64_t n;
+        if (r->p < r->end && !(*r->p & 0x80))
+            n = *r->p++;            /* a one-byte length, without get_uleb's loop */
+        else if (!get_uleb(r, &n))
+            return bad(c, "FDE augmentation data runs past the record");
+        if (!skip(r, n))
+            return bad(c, "FDE augmentation data runs past the record");
+    }
     if (!check_insns(r, k->fde_enc))
         return bad(c, "FDE has an unknown call-frame instruction or one that runs past "
                       "the record");

@@ -51,6 +51,7 @@ for v in SLOT_OK SLOT_ABS SLOT_TEXT SLOT_RODATA SLOT_SMALL SLOT_PAST_END SLOT_MI
     $GCC -O2 -D$v -c "$FIXSRC/slots.c" -o "$FX/slots-$v.o" 2>"$FX/slots.err" ||
         fail "robustness-fixture-slots-$v: $(tail -n 2 "$FX/slots.err" | tr '\n' ' ')"
 done
+fixture twocie -fexceptions   # two CIEs whose FDEs take turns (t_eh_frame)
 fixture reach_data -fno-pic
 fixture reach_two -fno-pic
 fixture abs32 -fno-pic
@@ -134,7 +135,7 @@ if [ "$TARGET" = x86_64 ]; then run_test t_dos; else run_test t_dos no-rss; fi
 ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
     run_test t_small "$FX/basic.o" "$TMP"
 run_test t_contracts "$FX/basic.o" "$TMP"
-run_test t_eh_frame "$FX/basic.o"   # finds the FDE after the CIE (0x14 bytes x86_64, 0x10 AArch64)
+run_test t_eh_frame "$FX/basic.o" "$FX/twocie.o"   # finds the FDE after the CIE (0x14 bytes x86_64, 0x10 AArch64)
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi

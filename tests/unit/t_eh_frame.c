@@ -6,6 +6,16 @@
  * registered section at its first search. A hostile case must be refused with an error
  * naming the object and .eh_frame; before the fix each one loaded (and some crashed the
  * backtrace). The control (unpatched) must load and backtrace.
+ *
+ * argv[2]: twocie.o (gcc -fexceptions: a "zR" CIE, a "zPLR" CIE, and an FDE after the
+ * second CIE's FDEs that points back at the first). eh_frame.c keeps the CIE the previous
+ * FDE used and reads one byte past a record without a bounds check (issue 13); these
+ * cases pin what that must not change:
+ *   two-cies-control                    the interleaved FDEs load, backtrace, and run
+ *   two-cies-pointer-past-cached-cie    that FDE's CIE pointer aimed 4 bytes into the CIE
+ *                                       the previous FDE used: refused
+ *   cfa-operand-into-terminator         (basic.o) the last FDE ends in def_cfa_offset,
+ *                                       whose operand would be the terminator: refused
  */
 #include "t_common.h"
 #include <execinfo.h>
@@ -13,7 +23,7 @@
 static unsigned char *orig;
 static size_t orig_size;
 
-enum { CIE, FDE, FDE_END, RELA };    /* what an edit's offset is relative to */
+enum { CIE, FDE, FDE_END, RELA, LAST_END };  /* what an edit's offset is relative to */
 
 typedef struct edit {
     const char *name;
@@ -54,6 +64,8 @@ static int run_edit(void *arg, char *why, size_t whylen)
     uint32_t fde_len;
     memcpy(&fde_len, eh + fde, 4);
     size_t at = e->base == CIE ? 0 : e->base == FDE_END ? fde + 4 + fde_len : fde;
+    if (e->base == LAST_END)        /* the end of the section's last record */
+        at = t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_size;
     if (e->base == RELA)
         r[0].r_offset = fde + (size_t)e->off;       /* the relocation lands elsewhere */
     else
@@ -82,10 +94,80 @@ static int run_edit(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* ---- two CIEs (twocie.o) ---- */
+
+static unsigned char *two;
+static size_t two_size;
+
+/* The first FDE whose CIE is not the one the FDE before it used (*cie_prev: that one's
+ * offset), or 0 when the fixture has none. */
+static size_t fde_switching_cie(unsigned char *img, size_t *cie_prev)
+{
+    int eh = t_find_section(img, ".eh_frame");
+    if (eh < 0) return 0;
+    const unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset;
+    size_t size = t_shdr(img, (unsigned)eh)->sh_size, prev = SIZE_MAX;
+    for (size_t at = 0; at + 8 <= size;) {
+        uint32_t len, id;
+        memcpy(&len, s + at, 4);
+        memcpy(&id, s + at + 4, 4);
+        if (len == 0 || len > size - at - 4) return 0;
+        if (id != 0 && id <= at + 4) {
+            size_t cie = at + 4 - id;
+            if (prev != SIZE_MAX && cie != prev) { *cie_prev = prev; return at; }
+            prev = cie;
+        }
+        at += 4 + (size_t)len;
+    }
+    return 0;
+}
+
+/* arg NULL: the control; else the FDE's CIE pointer is aimed 4 bytes into the CIE the
+ * FDE before it used. */
+static int run_two(void *arg, char *why, size_t whylen)
+{
+    unsigned char *img = t_copy(two, two_size);
+    size_t prev = 0, fde = fde_switching_cie(img, &prev);
+    if (!fde) {
+        snprintf(why, whylen, "fixture has no FDE that switches back to an earlier CIE");
+        free(img);
+        return 0;
+    }
+    if (arg) {
+        unsigned char *eh = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset;
+        uint32_t delta = (uint32_t)(fde + 4 - (prev + 4));
+        memcpy(eh + fde + 4, &delta, 4);
+    }
+    objrt_ctx *ctx = objrt_new();
+    objrt_options opt = { .no_constructors = 1 };
+    objrt_set_options(ctx, &opt);
+    objrt_unit *u = t_load_mem(ctx, "twocie.o", img, two_size);
+    void *frames[64];
+    int n = backtrace(frames, 64), ok;
+    if (!arg) {
+        int (*after)(int) = u ? (int (*)(int))objrt_sym(ctx, "twocie_after") : NULL;
+        int (*guarded)(int) = u ? (int (*)(int))objrt_sym(ctx, "twocie_guarded") : NULL;
+        ok = after && guarded && after(5) == 15 && guarded(4) == 13 && n >= 2;
+        if (!ok)
+            snprintf(why, whylen, "control: %s (backtrace %d frames)",
+                     u ? "loaded, but the functions are missing or wrong" : objrt_error(ctx), n);
+    } else {
+        const char *needles[] = { ".eh_frame", "CIE pointer", NULL };
+        ok = !u && t_check_error(ctx, "twocie.o", needles, why, whylen);
+        if (u)
+            snprintf(why, whylen, "loaded and registered with the unwinder (backtrace: %d frames)", n);
+    }
+    if (u) objrt_unload(u);
+    objrt_free(ctx);
+    free(img);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) { fprintf(stderr, "usage: t_eh_frame basic.o\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o\n"); return 2; }
     orig = t_read_file(argv[1], &orig_size);
+    two = t_read_file(argv[2], &two_size);
     static edit cases[] = {
         { "control", CIE, 8, 1, 1, NULL },                 /* rewrites the version as it is */
         { "cie-pointer-outside-section", FDE, 4, 4, 0x7ffffff0, "CIE pointer" },
@@ -99,6 +181,7 @@ int main(int argc, char **argv)
         { "relocation-rewrites-fde-length", RELA, 0, 4, 0, "length" },
         { "cfa-unknown-opcode", FDE_END, -1, 1, 0x3f, "instruction" },
         { "cfa-operand-past-record", FDE_END, -1, 1, 0x0e, "instruction" },
+        { "cfa-operand-into-terminator", LAST_END, -1, 1, 0x0e, "instruction" },
     };
     /* the FDE's CIE pointer (at FDE+4) aimed 8 bytes into the CIE: FDE + 4 - 8 */
     {
@@ -114,6 +197,9 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "eh-frame-%s", cases[i].name);
         t_case(name, run_edit, (void *)&cases[i]);
     }
+    t_case("eh-frame-two-cies-control", run_two, NULL);
+    t_case("eh-frame-two-cies-pointer-past-cached-cie", run_two, (void *)1);
     free(orig);
+    free(two);
     return t_exit_status();
 }
