@@ -17,18 +17,23 @@
 
 #define EMPTY UINT32_MAX
 
-static uint64_t seed[2];
+static uint64_t seed_state[4];     /* SipHash's v0..v3 after keying, the same for every hash */
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
-static atomic_bool seeded;          /* set once seed[] is final: skips pthread_once per hash */
+static atomic_bool seeded;          /* set once seed_state[] is final: skips pthread_once per hash */
 
 static void make_seed(void)
 {
+    uint64_t seed[2] = { 0, 0 };
     if (getrandom(seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
         struct timespec t;          /* no entropy yet (early boot): still unpredictable */
         clock_gettime(CLOCK_MONOTONIC, &t);
         seed[0] ^= (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uintptr_t)&t;
-        seed[1] ^= (uint64_t)t.tv_sec * 0xff51afd7ed558ccdull ^ (uintptr_t)seed;
+        seed[1] ^= (uint64_t)t.tv_sec * 0xff51afd7ed558ccdull ^ (uintptr_t)seed_state;
     }
+    seed_state[0] = seed[0] ^ 0x736f6d6570736575ull;
+    seed_state[1] = seed[1] ^ 0x646f72616e646f6dull;
+    seed_state[2] = seed[0] ^ 0x6c7967656e657261ull;
+    seed_state[3] = seed[1] ^ 0x7465646279746573ull;
     atomic_store_explicit(&seeded, true, memory_order_release);
 }
 
@@ -52,8 +57,7 @@ SIP_INLINE sip sip_init(void)
 {
     if (!atomic_load_explicit(&seeded, memory_order_acquire))
         pthread_once(&seed_once, make_seed);
-    return (sip){ seed[0] ^ 0x736f6d6570736575ull, seed[1] ^ 0x646f72616e646f6dull,
-                  seed[0] ^ 0x6c7967656e657261ull, seed[1] ^ 0x7465646279746573ull };
+    return (sip){ seed_state[0], seed_state[1], seed_state[2], seed_state[3] };
 }
 
 SIP_INLINE void sip_word(sip *s, uint64_t m)
@@ -107,9 +111,13 @@ static uint64_t hash_key(uint64_t id, int64_t addend)
 
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key)
 {
+    return m->cap ? objrt_strmap_get_hashed(m, key, hash_str(key)) : EMPTY;
+}
+
+uint32_t objrt_strmap_get_hashed(const objrt_strmap *m, const char *key, uint32_t h)
+{
     if (!m->cap)
         return EMPTY;
-    uint32_t h = hash_str(key);
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         if (!m->keys[i])
             return EMPTY;

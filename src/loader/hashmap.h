@@ -21,6 +21,9 @@ typedef struct objrt_keymap {   /* (uint64_t id, int64_t addend) -> uint32_t */
 
 /* Lookups return UINT32_MAX when absent. Inserts return 0, or -1 when out of memory. */
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key);
+/* The same, for a key whose hash is already known (from objrt_strmap_intern on any map):
+ * every map hashes with the one per-process key, so a name is hashed once per link. */
+uint32_t objrt_strmap_get_hashed(const objrt_strmap *m, const char *key, uint32_t hash);
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val);
 /* One probe for lookup-or-insert: returns the existing value, or inserts `val` and returns
  * it (UINT32_MAX when out of memory). *hash receives the key's hash for later reuse. */
