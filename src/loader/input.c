@@ -125,7 +125,23 @@ static int member_name(objrt_link *l, const char *ar, const char *hdr, const cha
     return 0;
 }
 
-static int add_archive(objrt_link *l, const char *name, const uint8_t *data, size_t size)
+/* A member's bytes at an 8-byte boundary. In a file we read (own: our writable copy) a
+ * misaligned member is moved down in place, over the last bytes of its own header, which
+ * was read already: the next header lies past the member and stays. Anything else (a
+ * caller's buffer) is copied. Moving costs no memory: a copy needs fresh pages, one fault
+ * each (sqlite's archive: 49 of 98 members, 0.8 MB, 200 faults). */
+static const uint8_t *member_bytes(objrt_link *l, const uint8_t *m, size_t msize, uint8_t *own)
+{
+    if (!own || ((uintptr_t)m & 7) == 0)
+        return aligned_bytes(l, m, msize);
+    uint8_t *to = own + ((m - own) & ~(ptrdiff_t)7);
+    memmove(to, m, msize);
+    return to;
+}
+
+/* own: data is our writable copy of the file (see member_bytes), or NULL. */
+static int add_archive(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                       uint8_t *own)
 {
     const char *longnames = NULL;
     size_t longsz = 0;
@@ -159,16 +175,18 @@ static int add_archive(objrt_link *l, const char *name, const uint8_t *data, siz
         if (msize == 0)
             return objrt_fail(l->ctx, "%s: empty archive member (at offset 0x%zx)", full,
                               off - AR_HDR);
-        if (add_object(l, full, aligned_bytes(l, m, msize), msize, false))
+        if (add_object(l, full, member_bytes(l, m, msize, own), msize, false))
             return -1;
     }
     return 0;
 }
 
-static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_t size)
+/* own: data is our writable copy (a file we read), so archive members may move in it. */
+static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                     bool own)
 {
     if (size >= 8 && memcmp(data, AR_MAGIC, 8) == 0)
-        return add_archive(l, name, data, size);
+        return add_archive(l, name, data, size, own ? (uint8_t *)data : NULL);
     if (size >= 8 && memcmp(data, "!<thin>\n", 8) == 0)
         return objrt_fail(l->ctx, "%s: thin archives are not supported (members are not inside it)",
                           name);
@@ -206,7 +224,6 @@ static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void
         return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
                           err ? strerror(err) : "file shrank while being read", got, size);
     }
-    mprotect(buf, size, PROT_READ);     /* nothing writes inputs: keep it that way */
     *out = buf;
     return 0;
 }
@@ -252,7 +269,9 @@ int objrt_input_add_file(objrt_link *l, const char *path)
         munmap(map, size);
         return -1;
     }
-    return add_bytes(l, path, map, size);
+    rc = add_bytes(l, path, map, size, true);
+    mprotect(map, size, PROT_READ);     /* parsed: nothing writes inputs from here on */
+    return rc;
 }
 
 /* ---- many files at once ---- */
@@ -351,10 +370,12 @@ static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, si
     int err = 0;
     while (nread < k && read_fully(f[nread].fd, buf + f[nread].at, f[nread].size, &got, &err))
         nread++;
-    mprotect(buf, total, PROT_READ);    /* nothing writes inputs: keep it that way */
-    for (size_t i = 0; i < nread; i++)
-        if (add_bytes(l, paths[i], buf + f[i].at, f[i].size))
-            return -1;
+    int rc = 0;
+    for (size_t i = 0; i < nread && rc == 0; i++)
+        rc = add_bytes(l, paths[i], buf + f[i].at, f[i].size, true);
+    mprotect(buf, total, PROT_READ);    /* parsed: nothing writes inputs from here on */
+    if (rc)
+        return -1;
     if (nread < k)
         return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", paths[nread],
                           err ? strerror(err) : "file shrank while being read", got,
@@ -399,5 +420,5 @@ int objrt_input_add_memory(objrt_link *l, const objrt_input *in)
     const char *name = in->name ? in->name : "<memory>";
     if (!in->data || in->size == 0)
         return objrt_fail(l->ctx, "%s: empty input", name);
-    return add_bytes(l, name, in->data, in->size);
+    return add_bytes(l, name, in->data, in->size, false);
 }

@@ -11,6 +11,11 @@
 #     without a sanitizer only, `ulimit -n 12` (a batch of 16 runs out of descriptors and
 #     continues from where it stopped). Control: without the last object the run fails
 #     naming its symbol, so a file dropped between batches would show.
+#   * An archive read from a file has its misaligned members moved down in place (over
+#     their own headers' last bytes) instead of copied. An archive of 12 members, most at
+#     offsets that are not multiples of 8 (fixture check), must link like the native link
+#     and leave the file unchanged; a corrupt header and a truncated member after moved
+#     members must be refused with the offsets of the file, as before.
 set -u
 . tests/lib.sh
 
@@ -19,8 +24,13 @@ low_fd=0
 expect "batch: 3 MiB object across a huge block links like the native link" \
        "batch: 70 objects under ulimit -n 64 link like the native link"
 [ "$low_fd" = 1 ] && expect "batch: 70 objects under ulimit -n 12 link like the native link"
+expect "archive: misaligned members of a file link like the native link" \
+       "archive: the file is unchanged by the load" \
+       "archive: corrupt header after moved members names its file offset" \
+       "archive: truncated member after moved members names its file offset"
 expect_harness "batch: a changed byte of the big object changes the hash" \
-               "batch: a missing object fails the link"
+               "batch: a missing object fails the link" \
+               "archive: most members of the fixture are misaligned"
 W=$TMP
 
 # ---- a 3 MiB object ------------------------------------------------------------------------
@@ -86,6 +96,101 @@ EOF
         hfail "batch: a changed byte of the big object changes the hash: status $rc, got '$(oneline "$got")', native '$want'"
     fi
 fi
+
+# ---- an archive with misaligned members ------------------------------------------------
+arch_cases() {
+    local ok=1 i n members=()
+    {
+        for i in $(seq 0 11); do echo "long g$i(long);"; done
+        echo '#include <stdio.h>'
+        echo 'int main(void) { long s = 1;'
+        for i in $(seq 0 11); do echo "  s = g$i(s);"; done
+        echo '  printf("%ld\n", s); return 0; }'
+    } >"$W/ar_main.c"
+    $GCC -O1 -c "$W/ar_main.c" -o "$W/ar_main.o" 2>>"$W/err3" || ok=0
+    for i in $(seq 0 11); do
+        # different amounts of data: member sizes that shift the offsets of the next ones
+        printf 'static const char pad%d[%d] = "m%d";\nlong g%d(long x) { return x * %d + pad%d[1] + %d; }\n' \
+            "$i" "$((i * 13 + 3))" "$i" "$i" "$((i % 5 + 2))" "$i" "$i" >"$W/member_number_$i.c"
+        $GCC -O1 -c "$W/member_number_$i.c" -o "$W/member_number_$i.o" 2>>"$W/err3" || ok=0
+        members+=("$W/member_number_$i.o")
+    done
+    rm -f "$W/libmis.a"
+    ar rcs "$W/libmis.a" "${members[@]}" 2>>"$W/err3" || ok=0
+    $GCC "$W/ar_main.o" "$W/libmis.a" -o "$W/ar-native" 2>>"$W/err3" || ok=0
+    if [ "$ok" = 0 ]; then
+        for n in "misaligned members of a file link like the native link" \
+                 "the file is unchanged by the load" \
+                 "corrupt header after moved members names its file offset" \
+                 "truncated member after moved members names its file offset"; do
+            fail "archive: $n: compile: $(oneline "$(cat "$W/err3")")"
+        done
+        hfail "archive: most members of the fixture are misaligned: compile failed"
+        return
+    fi
+    # one line per object member: header offset, data offset, size
+    python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+off = 8
+while off < len(d):
+    h = d[off:off + 60]
+    size = int(h[48:58])
+    if h[:2] not in (b"/ ", b"//") and not h.startswith(b"/SYM64/"):   # index, long names
+        print(off, off + 60, size)
+    off += 60 + size
+    off += off & 1
+' "$W/libmis.a" >"$W/members.txt"
+    local mis total
+    total=$(wc -l <"$W/members.txt")
+    mis=$(awk '$2 % 8 != 0' "$W/members.txt" | wc -l)
+    if [ "$total" = 12 ] && [ "$mis" -ge 6 ]; then
+        hpass "archive: most members of the fixture are misaligned ($mis of $total)"
+    else
+        hfail "archive: most members of the fixture are misaligned: $mis of $total"
+    fi
+    local want got rc sum0 sum1 pat
+    want=$($RUN "$W/ar-native")
+    sum0=$(sha256sum <"$W/libmis.a")
+    got=$($OBJRT run "$W/ar_main.o" "$W/libmis.a" 2>&1); rc=$?
+    sum1=$(sha256sum <"$W/libmis.a")
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
+        pass "archive: misaligned members of a file link like the native link (prints $got)"
+    else
+        fail "archive: misaligned members of a file link like the native link: status $rc, got '$(oneline "$got")', native '$want'"
+    fi
+    if [ "$sum0" = "$sum1" ]; then pass "archive: the file is unchanged by the load"
+    else fail "archive: the file is unchanged by the load: its sha256 changed"; fi
+    # the 9th member's header broken (the end of its "`\n"): the members before it moved
+    local hdr
+    hdr=$(sed -n 9p "$W/members.txt" | cut -d' ' -f1)
+    python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[int(sys.argv[3]) + 59] = ord("X")
+open(sys.argv[2], "wb").write(d)
+' "$W/libmis.a" "$W/libbad.a" "$hdr"
+    got=$($OBJRT run "$W/ar_main.o" "$W/libbad.a" 2>&1); rc=$?
+    pat=$(printf 'libbad.a: corrupt archive member header at offset 0x%x$' "$hdr")
+    if [ "$rc" = 125 ] && grep -Eq "$pat" <<<"$got"; then
+        pass "archive: corrupt header after moved members names its file offset"
+    else
+        fail "archive: corrupt header after moved members names its file offset: status $rc, '$(oneline "$got")', want '$pat'"
+    fi
+    # cut in the middle of the last member
+    local last size
+    read -r last _ size < <(tail -n 1 "$W/members.txt")
+    head -c "$((last + 60 + size / 2))" "$W/libmis.a" >"$W/libcut.a"
+    got=$($OBJRT run "$W/ar_main.o" "$W/libcut.a" 2>&1); rc=$?
+    pat=$(printf 'libcut.a: archive member at offset 0x%x claims %d bytes, only %d remain$' \
+          "$last" "$size" "$((size / 2))")
+    if [ "$rc" = 125 ] && grep -Eq "$pat" <<<"$got"; then
+        pass "archive: truncated member after moved members names its file offset"
+    else
+        fail "archive: truncated member after moved members names its file offset: status $rc, '$(oneline "$got")', want '$pat'"
+    fi
+}
+arch_cases
 
 # ---- 70 objects under a low descriptor limit ---------------------------------------------
 objs=()
