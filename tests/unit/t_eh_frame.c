@@ -16,6 +16,12 @@
  *                                       the previous FDE used: refused
  *   cfa-operand-into-terminator         (basic.o) the last FDE ends in def_cfa_offset,
  *                                       whose operand would be the terminator: refused
+ *   cfa-random-programs-match-reference 600 random call-frame programs (common opcodes,
+ *                                       multi-byte and unterminated LEB128s, blocks,
+ *                                       unknown opcodes, truncation) written over the
+ *                                       longest FDE program of twocie.o: each loads
+ *                                       exactly when the small DWARF decoder here accepts
+ *                                       it, and a refusal names the instruction
  */
 #include "t_common.h"
 #include <execinfo.h>
@@ -163,6 +169,190 @@ static int run_two(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* ---- random call-frame programs against a reference decoder ---- */
+
+/* A ULEB128 as libgcc reads it (bits past 64 dropped), at most 10 bytes, inside n. */
+static int ref_uleb(const unsigned char *p, size_t n, size_t *i, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned k = 0; k < 10; k++) {
+        if (*i >= n) return 0;
+        unsigned char b = p[(*i)++];
+        x |= (uint64_t)(b & 0x7f) << (7 * k);
+        if (!(b & 0x80)) { if (v) *v = x; return 1; }
+    }
+    return 0;
+}
+
+static int ref_skip(size_t n, size_t *i, uint64_t k)
+{
+    if (k > n - *i) return 0;
+    *i += (size_t)k;
+    return 1;
+}
+
+/* DWARF 4 section 7.23 plus the GNU opcodes, for an FDE whose CIE encodes pointers as
+ * pcrel sdata4 (DW_CFA_set_loc: 4 bytes). 1: every instruction known and inside. */
+static int ref_program_ok(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    uint64_t len;
+    while (i < n) {
+        unsigned op = p[i++];
+        if ((op & 0xc0) == 0x40 || (op & 0xc0) == 0xc0) continue;     /* advance_loc, restore */
+        if ((op & 0xc0) == 0x80) { if (!ref_uleb(p, n, &i, NULL)) return 0; continue; }
+        switch (op) {
+        case 0x00: case 0x0a: case 0x0b: case 0x2d: break;
+        case 0x01: case 0x04: if (!ref_skip(n, &i, 4)) return 0; break;
+        case 0x02: if (!ref_skip(n, &i, 1)) return 0; break;
+        case 0x03: if (!ref_skip(n, &i, 2)) return 0; break;
+        case 0x1d: if (!ref_skip(n, &i, 8)) return 0; break;
+        case 0x06: case 0x07: case 0x08: case 0x0d: case 0x0e: case 0x13: case 0x2e:
+            if (!ref_uleb(p, n, &i, NULL)) return 0;
+            break;
+        case 0x05: case 0x09: case 0x0c: case 0x11: case 0x12: case 0x14: case 0x15: case 0x2f:
+            if (!ref_uleb(p, n, &i, NULL) || !ref_uleb(p, n, &i, NULL)) return 0;
+            break;
+        case 0x0f: if (!ref_uleb(p, n, &i, &len) || !ref_skip(n, &i, len)) return 0; break;
+        case 0x10: case 0x16:
+            if (!ref_uleb(p, n, &i, NULL) || !ref_uleb(p, n, &i, &len) || !ref_skip(n, &i, len))
+                return 0;
+            break;
+        default: return 0;
+        }
+    }
+    return 1;
+}
+
+static unsigned rnd(unsigned n) { return (unsigned)(rand() % (int)n); }
+
+static int gen_faults;      /* 0: only sound instructions; 1: also broken ones */
+
+/* A LEB128 operand: mostly one byte, sometimes 2-3; with faults, rarely up to 11 bytes or
+ * unterminated. */
+static size_t gen_leb(unsigned char *b, unsigned small)
+{
+    unsigned r = rnd(100), k = r < 80 ? 1 : r < 95 || !gen_faults ? 2 + rnd(2) : 1 + rnd(11);
+    for (unsigned j = 0; j < k; j++)
+        b[j] = (unsigned char)((j + 1 < k ? 0x80 : 0) | (small && j == 0 ? rnd(small) : small ? 0 : rnd(128)));
+    if (gen_faults && r >= 98) b[k - 1] |= 0x80;       /* unterminated */
+    return k;
+}
+
+/* One random instruction at b (room for 64 bytes); returns its length. Without faults,
+ * opcodes come only from the known ones. */
+static size_t gen_insn(unsigned char *b)
+{
+    static const unsigned char unknown[] = { 0x17, 0x18, 0x1c, 0x1e, 0x20, 0x2c, 0x30, 0x3f };
+    static const unsigned char leb1[] = { 0x06, 0x07, 0x08, 0x0d, 0x0e, 0x13, 0x2e };
+    static const unsigned char leb2[] = { 0x05, 0x09, 0x0c, 0x11, 0x12, 0x14, 0x15, 0x2f };
+    static const unsigned char none[] = { 0x00, 0x0a, 0x0b, 0x2d };
+    unsigned r = rnd(gen_faults ? 100 : 86);
+    size_t n = 1;
+    if (r < 25) b[0] = (unsigned char)(0x40 | rnd(64));
+    else if (r < 30) b[0] = (unsigned char)(0xc0 | rnd(64));
+    else if (r < 45) { b[0] = (unsigned char)(0x80 | rnd(64)); n += gen_leb(b + 1, 0); }
+    else if (r < 60) { b[0] = leb1[rnd(sizeof leb1)]; n += gen_leb(b + 1, 0); }
+    else if (r < 66) { b[0] = leb2[rnd(sizeof leb2)]; n += gen_leb(b + 1, 0); n += gen_leb(b + n, 0); }
+    else if (r < 74) b[0] = none[rnd(sizeof none)];
+    else if (r < 80) {                                  /* advance_loc1/2/4, set_loc, loc8 */
+        static const unsigned char op[] = { 0x02, 0x03, 0x04, 0x01, 0x1d };
+        static const unsigned char sz[] = { 1, 2, 4, 4, 8 };
+        unsigned k = rnd(sizeof op);
+        b[0] = op[k];
+        for (unsigned j = 0; j < sz[k]; j++) b[n++] = (unsigned char)rnd(256);
+    } else if (r < 86) {                                /* expression blocks */
+        unsigned k = rnd(3);
+        b[0] = k == 0 ? 0x0f : k == 1 ? 0x10 : 0x16;
+        if (k) n += gen_leb(b + n, 0);
+        size_t at = n;
+        n += gen_leb(b + n, 12);                        /* the block's length */
+        uint64_t len = 0;
+        for (size_t j = at; j < n && j < at + 2; j++) len |= (uint64_t)(b[j] & 0x7f) << (7 * (j - at));
+        for (uint64_t j = 0; j < len && n < 60; j++) b[n++] = (unsigned char)rnd(256);
+    } else if (r < 92) b[0] = unknown[rnd(sizeof unknown)];
+    else b[0] = (unsigned char)rnd(256);
+    return n;
+}
+
+/* The longest FDE of twocie.o whose CIE is "zR" with pcrel sdata4 pointers: *prog and
+ * *len its call-frame program. 0 when there is none. */
+static int longest_zr_fde(unsigned char *img, size_t *prog, size_t *len)
+{
+    int eh = t_find_section(img, ".eh_frame");
+    if (eh < 0) return 0;
+    const unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset;
+    size_t size = t_shdr(img, (unsigned)eh)->sh_size, best = 0;
+    for (size_t at = 0; at + 8 <= size;) {
+        uint32_t n, id;
+        memcpy(&n, s + at, 4);
+        memcpy(&id, s + at + 4, 4);
+        if (n == 0 || n > size - at - 4) break;
+        size_t cie = at + 4 - id;
+        if (id != 0 && id <= at + 4 && memcmp(s + cie + 9, "zR", 3) == 0 && s[cie + 16] == 0x1b &&
+            s[at + 16] == 0 && n > best + 13) {       /* augmentation data length 0 */
+            best = n - 13;
+            *prog = at + 17;
+        }
+        at += 4 + (size_t)n;
+    }
+    *len = best;
+    return best > 0;
+}
+
+static int run_random_programs(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    unsigned char *img = t_copy(two, two_size);
+    size_t prog, len;
+    if (!longest_zr_fde(img, &prog, &len) || len < 24) {
+        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
+        free(img);
+        return 0;
+    }
+    unsigned char *p = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset + prog;
+    objrt_ctx *ctx = objrt_new();
+    objrt_options opt = { .no_constructors = 1 };
+    objrt_set_options(ctx, &opt);
+    srand(13);
+    int ok = 1, accepted = 0, refused = 0;
+    for (int k = 0; k < 600 && ok; k++) {
+        unsigned char buf[4096];
+        size_t n = 0, m;
+        gen_faults = k & 1;
+        if (gen_faults) {
+            while (n < len) n += gen_insn(buf + n);      /* the last one may be cut off */
+            if (k % 8 == 1)     /* or end in an opcode whose one-byte operand is missing */
+                buf[len - 1] = rnd(2) ? 0x0e : (unsigned char)(0x80 | rnd(64));
+        } else {
+            while ((m = gen_insn(buf + n)) <= len - n) n += m;
+            memset(buf + n, 0, len - n);                 /* nop padding, as assemblers do */
+        }
+        memcpy(p, buf, len);
+        int want = ref_program_ok(p, len);
+        objrt_unit *u = t_load_mem(ctx, "twocie.o", img, two_size);
+        if (u) { accepted++; objrt_unload(u); } else refused++;
+        if (!!u != want || (!u && !strstr(objrt_error(ctx), "instruction"))) {
+            int at = snprintf(why, whylen, "program %d: reference %s, loader %s (%s):", k,
+                              want ? "accepts" : "refuses", u ? "loaded" : "refused",
+                              u ? "-" : objrt_error(ctx));
+            for (size_t j = 0; j < len && at > 0 && (size_t)at + 3 < whylen; j++)
+                at += snprintf(why + at, whylen - (size_t)at, " %02x", p[j]);
+            ok = 0;
+        }
+    }
+    if (ok && (accepted < 60 || refused < 60)) {
+        snprintf(why, whylen, "generator unbalanced: %d accepted, %d refused", accepted, refused);
+        ok = 0;
+    }
+    if (ok) printf("# random programs of %zu bytes: %d accepted, %d refused, all as the reference\n",
+                   len, accepted, refused);
+    fflush(stdout);                     /* the case runs in a child that _exits */
+    objrt_free(ctx);
+    free(img);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o\n"); return 2; }
@@ -199,6 +389,7 @@ int main(int argc, char **argv)
     }
     t_case("eh-frame-two-cies-control", run_two, NULL);
     t_case("eh-frame-two-cies-pointer-past-cached-cie", run_two, (void *)1);
+    t_case("eh-frame-cfa-random-programs-match-reference", run_random_programs, NULL);
     free(orig);
     free(two);
     return t_exit_status();
