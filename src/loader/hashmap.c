@@ -4,7 +4,14 @@
  * per-process random secret: with a fixed hash (FNV-1a before) an object could choose
  * 100k names that share their low bits and turn every insert into a walk of one long
  * probe chain (18 s instead of 0.05 s). SipHash-1-3 (Aumasson and Bernstein), the keyed
- * hash Python and Rust use for the same reason; only a table's own slots depend on it. */
+ * hash Python (3.11 on) and Rust use for the same reason; only a table's own slots depend
+ * on it. It stays although it is most of a name's cost (issue 13): the faster keyed hashes
+ * do not claim that the key cannot be learned - foldhash's documentation advises against
+ * it where someone may study a long-running program to reverse engineer its random state
+ * and craft colliding inputs, which is a host loading objects - and PEP 456 chose SipHash
+ * because only a cryptographic function keeps the key from being extracted. So the costs
+ * cut are around it: the keyed state is made once, and a name is hashed once per link
+ * (objrt_strmap_intern returns the hash; *_hashed reuse it). */
 #include "loader/hashmap.h"
 
 #include <pthread.h>
