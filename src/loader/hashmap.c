@@ -116,6 +116,11 @@ static uint64_t hash_key(uint64_t id, int64_t addend)
     return sip_final(&s, (uint64_t)16 << 56);
 }
 
+uint32_t objrt_strmap_hash(const char *key)
+{
+    return hash_str(key);
+}
+
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key)
 {
     return m->cap ? objrt_strmap_get_hashed(m, key, hash_str(key)) : EMPTY;

@@ -19,6 +19,9 @@ typedef struct objrt_keymap {   /* (uint64_t id, int64_t addend) -> uint32_t */
     size_t cap, n;
 } objrt_keymap;
 
+/* The hash every strmap uses for key (SipHash-1-3 under the per-process key): for looking
+ * one name up in several maps with objrt_strmap_get_hashed. */
+uint32_t objrt_strmap_hash(const char *key);
 /* Lookups return UINT32_MAX when absent. Inserts return 0, or -1 when out of memory. */
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key);
 /* The same, for a key whose hash is already known (from objrt_strmap_intern on any map):
