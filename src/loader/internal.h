@@ -85,6 +85,10 @@ typedef struct objrt_obj {
     uint64_t *sec_off;          /* offset of each section in the reservation */
     uint8_t *sec_placed;        /* 1 if the section is part of the image */
     uint8_t *sec_dropped;       /* 1: in a duplicate COMDAT group (comdat.c); NULL: none */
+    /* what the walks over relocations ask of a symbol, answered once per symbol rather
+       than once per relocation (symbols.c; the storage belongs to objrt_link.symmem) */
+    uint8_t *symf;              /* SF_* of each symbol */
+    uint64_t *symv;             /* address of each symbol (valid with SF_ADDR) */
 } objrt_obj;
 
 /* Section index of a symbol, following SHN_XINDEX. Reserved st_shndx values come back as
@@ -246,6 +250,7 @@ typedef struct objrt_link {
     size_t ngsyms, capgsyms;
     objrt_strmap gmap;          /* name -> gsym index */
     objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
+    void *symmem;               /* every pulled object's symf and symv (symbols.c) */
     objrt_plan plan;
     uint8_t *base;              /* where the unit runs, once placed: every address is
                                    base + offset; stores go through objrt_write_at() */
@@ -505,6 +510,24 @@ static inline bool objrt_sym_placed_fixed(const objrt_link *l, const objrt_obj *
     return shndx == SEC_ABS || shndx == SEC_UNDEF || shndx == SEC_COMMON ||
            (shndx < o->shnum && o->sec_placed && o->sec_placed[shndx]);
 }
+/* The answers above, kept per symbol of every pulled object (o->symf, o->symv) so that
+ * the walks over relocations (plan.c, relocate.c) ask once per symbol and then read a
+ * byte, instead of following symbol, global and section tables at every relocation.
+ * objrt_sym_answers_new: the storage, every answer unknown (plan). Then, on first use:
+ * objrt_sym_answer_placed (plan) and, once the base is known, objrt_sym_answer_addr
+ * (relocate); each returns the symbol's flags. */
+enum {
+    SF_KNOWN = 1,               /* SF_PLACED and SF_FIXED hold objrt_sym_placed_fixed's */
+    SF_PLACED = 2,
+    SF_FIXED = 4,               /* from SF_VKNOWN on: objrt_sym_addr's *fixed */
+    SF_VKNOWN = 8,              /* SF_ADDR holds whether objrt_sym_addr succeeded */
+    SF_ADDR = 16,               /* ... and o->symv its address */
+    SF_GOT = 32,                /* plan.c: a GOT slot with slot addend 0 is reserved */
+    SF_STUB = 64,               /* plan.c: a stub (and its slot) with slot addend 0 too */
+};
+int objrt_sym_answers_new(objrt_link *l);
+uint8_t objrt_sym_answer_placed(objrt_link *l, const objrt_obj *o, size_t symidx);
+uint8_t objrt_sym_answer_addr(objrt_link *l, const objrt_obj *o, size_t symidx);
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
@@ -533,8 +556,13 @@ typedef struct objrt_site {     /* one relocation of the unit, in the psABI's no
     bool fixed;                 /* S is absolute (host, ABS, undefined weak) */
 } objrt_site;
 
-typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s, void *arg);
-/* objrt_sites_each(l, fn, arg) - sites.h, inline so each pass's loop calls fn directly. */
+typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s);
+/* A pass's fast path for the common relocation: true when it handled relocation r of
+ * section `target` (placed at `sec`) completely, false to have the walk build the site and
+ * call the pass's full objrt_site_fn instead. */
+typedef bool (*objrt_site_fast_fn)(objrt_link *l, const objrt_obj *o, size_t target,
+                                   uint64_t sec, const Elf64_Rela *r);
+/* objrt_sites_each(l, fast, fn) - sites.h, inline so each pass's loop calls both directly. */
 /* "file: section S+off: relocation R_X against 'sym': what" ("relocation unknown (type N)"
  * for a type the backend does not know), plus the value, target and place when `value`
  * is given. Returns -1. The site comes by value: the walks' own site then never has its

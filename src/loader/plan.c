@@ -188,11 +188,10 @@ static int check_site(objrt_link *l, const objrt_site *s)
 
 /* Pass 1 over the sites: validate each; count GOT slots and stubs; note the references
  * whose value depends on where the unit goes. */
-static int count_site(objrt_link *l, objrt_site *s, void *arg)
+static int count_site(objrt_link *l, objrt_site *s)
 {
     objrt_plan *p = &l->plan;
     const objrt_howto *h = s->h;
-    (void)arg;
     if (check_site(l, s))
         return -1;
     if (h->tls && objrt_tls_note(l, s->o, s->target, s->r, h))
@@ -206,9 +205,12 @@ static int count_site(objrt_link *l, objrt_site *s, void *arg)
         p->relocations++;
         return dropped < 0 ? -1 : 0;
     }
-    bool fixed;
-    if (!objrt_sym_placed_fixed(l, s->o, s->sym, &fixed))
+    uint8_t *sf = &s->o->symf[s->sym];
+    if (!(*sf & SF_KNOWN))
+        objrt_sym_answer_placed(l, s->o, s->sym);
+    if (!(*sf & SF_PLACED))
         return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
+    bool fixed = *sf & SF_FIXED;
     bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
     bool ranged = h->check != C_NONE && h->bits < 64;
     /* A host function's address may be taken through a stub in the unit, as a static link
@@ -228,11 +230,40 @@ static int count_site(objrt_link *l, objrt_site *s, void *arg)
     if (!got && !stub)
         return 0;
     objrt_slotkey key = objrt_sym_key(s->o, s->sym, l->arch->slot_addend(h, s->A));
+    uint8_t done = key.addend ? 0 : got ? SF_GOT : SF_STUB;   /* the symbol's own slot */
+    if (*sf & done)
+        return 0;                           /* reserved by an earlier site of the object */
     if (got && reserve_slot(l, &p->got, key))
         return -1;
     if (stub && (reserve_slot(l, &p->stub, key) || reserve_slot(l, &p->got, key)))
         return -1;
+    *sf |= done;
     return 0;
+}
+
+/* count_site's answer without the site, for the common relocation: a known S + A or
+ * S + A - P, inside its section, to a placed symbol of the unit that has not been dropped,
+ * needing no slot, no stub and no window (the unit's own addresses move with it). */
+static inline __attribute__((always_inline)) bool
+count_fast(objrt_link *l, const objrt_obj *o, size_t target, uint64_t sec, const Elf64_Rela *r)
+{
+    const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
+    const Elf64_Shdr *in = &o->sh[target];
+    size_t sym = ELF64_R_SYM(r->r_info);
+    (void)sec;
+    if (!h || h->tls || h->formula < F_ABS || h->formula > F_BRANCH ||
+        r->r_offset > in->sh_size || h->size > in->sh_size - r->r_offset ||
+        in->sh_type == SHT_NOBITS || (o->sec_dropped && sym < o->first_global))
+        return false;
+    uint8_t f = o->symf[sym];
+    if (!(f & SF_KNOWN))
+        f = objrt_sym_answer_placed(l, o, sym);
+    bool ranged = h->check != C_NONE && h->bits < 64;
+    if ((f & (SF_PLACED | SF_FIXED)) != SF_PLACED ||
+        (h->formula == F_ABS && ranged) || (h->formula == F_BRANCH && l->plan.internal_stubs))
+        return false;
+    l->plan.relocations++;
+    return true;
 }
 
 static int add_commons(objrt_link *l)
@@ -579,7 +610,7 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
-    if (objrt_sites_each(l, count_site, NULL))
+    if (objrt_sym_answers_new(l) || objrt_sites_each(l, count_fast, count_site))
         return -1;
     if (p->stub.n && add_stubs(l))
         return -1;

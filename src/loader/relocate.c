@@ -131,10 +131,9 @@ static int overflow(objrt_link *l, const objrt_site *s, uint64_t v)
     return objrt_site_fail(l, *s, what, &v);
 }
 
-static int apply(objrt_link *l, objrt_site *s, void *arg)
+static int apply(objrt_link *l, objrt_site *s)
 {
     uint64_t v = 0;
-    (void)arg;
     if (s->h->formula == F_NONE)
         return 0;
     if (s->h->tls) {                        /* thread-local: values from tls.c */
@@ -144,8 +143,13 @@ static int apply(objrt_link *l, objrt_site *s, void *arg)
     } else if (objrt_comdat_dropped_ref(l, s->o, s->target, s->r) > 0) {
         v = 0;                              /* a dropped function's FDE: libgcc skips it */
     } else {
-        if (objrt_sym_addr(l, s->o, s->sym, &s->S, &s->fixed))
+        uint8_t f = s->o->symf[s->sym];
+        if (!(f & SF_VKNOWN))
+            f = objrt_sym_answer_addr(l, s->o, s->sym);
+        if (!(f & SF_ADDR))
             return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
+        s->S = s->o->symv[s->sym];
+        s->fixed = f & SF_FIXED;
         if (value_of(l, s, &v))
             return -1;
     }
@@ -162,9 +166,35 @@ static int apply(objrt_link *l, objrt_site *s, void *arg)
     return 0;
 }
 
+/* apply()'s answer without the site, for the common relocation: S + A or S + A - P of a
+ * symbol that has an address and a value that fits, written in place. The rest (GOT and
+ * stubs, thread-local, references from dropped COMDAT functions, overflow, the layout
+ * report) takes the full path. */
+static inline __attribute__((always_inline)) bool
+apply_fast(objrt_link *l, const objrt_obj *o, size_t target, uint64_t sec, const Elf64_Rela *r)
+{
+    const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
+    size_t sym = ELF64_R_SYM(r->r_info);
+    (void)target;
+    if (!h || h->tls || h->formula < F_ABS || h->formula > F_BRANCH || l->reach ||
+        l->dry_run || (o->sec_dropped && sym < o->first_global))
+        return false;
+    uint8_t f = o->symf[sym];
+    if (!(f & SF_VKNOWN))
+        f = objrt_sym_answer_addr(l, o, sym);
+    if (!(f & SF_ADDR))
+        return false;
+    uint64_t P = sec + r->r_offset;
+    uint64_t v = o->symv[sym] + (uint64_t)r->r_addend - (h->formula == F_ABS ? 0 : P);
+    if (!objrt_value_fits(h, v))
+        return false;
+    l->arch->write(h, objrt_write_at(l, P), v);
+    return true;
+}
+
 int objrt_relocate(objrt_link *l)
 {
     if (!l->dry_run)
         fill_got_and_stubs(l);
-    return objrt_sites_each(l, apply, NULL);
+    return objrt_sites_each(l, apply_fast, apply);
 }

@@ -2,6 +2,9 @@
  * sites.h - the relocations of a unit, one site at a time. plan.c walks them to validate and
  * count GOT slots and stubs; relocate.c walks them again, in the same order, to apply them.
  * Inline so that each walk calls its pass directly (the walk is the hot loop of a link).
+ * Each pass has two parts: a fast path that settles the common relocation from the raw
+ * entry, and the full path, given the whole site, for everything else (and for every
+ * error: the fast path only ever declines).
  */
 #ifndef OBJRT_SITES_H
 #define OBJRT_SITES_H
@@ -22,7 +25,7 @@ static inline bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela 
 }
 
 static inline __attribute__((always_inline)) int
-objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fn fn, void *arg)
+objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fast_fn fast, objrt_site_fn fn)
 {
     for (size_t i = 1; i < o->shnum; i++) {
         const Elf64_Rela *r;
@@ -31,24 +34,27 @@ objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fn fn, void *a
             continue;
         uint64_t sec = (uintptr_t)l->base + o->sec_off[target];
         for (size_t k = 0; k < n; k++) {
+            if (fast(l, o, target, sec, &r[k]))
+                continue;
             objrt_site s = { .o = o, .target = target, .r = &r[k],
                              .type = ELF64_R_TYPE(r[k].r_info), .sym = ELF64_R_SYM(r[k].r_info),
                              .A = r[k].r_addend, .P = sec + r[k].r_offset };
             s.h = objrt_howto_of(l->arch, s.type);
-            if (fn(l, &s, arg))
+            if (fn(l, &s))
                 return -1;
         }
     }
     return 0;
 }
 
-/* Calls fn for every relocation of every pulled object that patches a placed section, in
- * one fixed order; stops at the first that returns non-zero (returns -1). */
+/* Calls fast, and where it declines fn, for every relocation of every pulled object that
+ * patches a placed section, in one fixed order; stops at the first fn that returns
+ * non-zero (returns -1). */
 static inline __attribute__((always_inline)) int
-objrt_sites_each(objrt_link *l, objrt_site_fn fn, void *arg)
+objrt_sites_each(objrt_link *l, objrt_site_fast_fn fast, objrt_site_fn fn)
 {
     for (size_t m = 0; m < l->nobjs; m++)
-        if (l->objs[m]->pulled && objrt_sites_each_in(l, l->objs[m], fn, arg))
+        if (l->objs[m]->pulled && objrt_sites_each_in(l, l->objs[m], fast, fn))
             return -1;
     return 0;
 }

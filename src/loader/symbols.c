@@ -59,6 +59,52 @@ bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx
     return g->host_func;
 }
 
+/* ---- the per-symbol answers of the walks over relocations ---- */
+
+/* One block for every pulled object's answers, 9 bytes a symbol (the inputs hold 24 for
+ * it): the flags zeroed, so that every answer starts unknown and is asked once, when a
+ * relocation first names its symbol (most symbols of an object are never named). */
+int objrt_sym_answers_new(objrt_link *l)
+{
+    size_t total = 0, bytes;
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled && __builtin_add_overflow(total, l->objs[m]->nsyms, &total))
+            return objrt_fail(l->ctx, "out of memory");
+    if (__builtin_mul_overflow(total, sizeof(uint64_t) + 1, &bytes) ||
+        !(l->symmem = calloc(bytes ? bytes : 1, 1)))
+        return objrt_fail(l->ctx, "out of memory");
+    uint64_t *v = l->symmem;
+    uint8_t *f = (uint8_t *)(v + total);
+    for (size_t m = 0; m < l->nobjs; m++) {
+        objrt_obj *o = l->objs[m];
+        if (!o->pulled)
+            continue;
+        o->symv = v;
+        o->symf = f;
+        v += o->nsyms;
+        f += o->nsyms;
+    }
+    return 0;
+}
+
+uint8_t objrt_sym_answer_placed(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    bool fixed;
+    bool placed = objrt_sym_placed_fixed(l, o, symidx, &fixed);
+    return o->symf[symidx] |= (uint8_t)(SF_KNOWN | (placed ? SF_PLACED : 0) |
+                                        (fixed ? SF_FIXED : 0));
+}
+
+uint8_t objrt_sym_answer_addr(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    bool fixed = false;
+    uint8_t f = o->symf[symidx] & (uint8_t)~(SF_FIXED | SF_ADDR);
+    o->symv[symidx] = 0;
+    if (objrt_sym_addr(l, o, symidx, &o->symv[symidx], &fixed) == 0)
+        f |= (uint8_t)(SF_ADDR | (fixed ? SF_FIXED : 0));
+    return o->symf[symidx] = f | SF_VKNOWN;
+}
+
 /* ---- GOT slot and stub targets ---- */
 
 objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend)
