@@ -61,7 +61,14 @@ typedef struct objrt_howto {
     uint8_t shift;      /* backend-specific: part of the value the field holds */
     uint8_t size;       /* bytes at P the encoder reads/writes */
     uint8_t tls;        /* enum objrt_tls_kind; TLS_NO for every other type */
+    bool direct;        /* OBJRT_DIRECT(formula, tls): the walks' fast paths take it */
 } objrt_howto;
+
+/* A value from S, A and P alone (no GOT, stub or thread-local offset): what the fast paths
+ * of the walks over relocations settle (plan.c, relocate.c); the tables set `direct` with
+ * this, so it always agrees with the formula. */
+#define OBJRT_DIRECT(f, tls) \
+    ((tls) == TLS_NO && ((f) == F_ABS || (f) == F_PCREL || (f) == F_BRANCH || (f) == F_PAGE_PCREL))
 
 struct objrt_arch {
     const char *name;

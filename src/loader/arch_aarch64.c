@@ -30,12 +30,12 @@ enum field {
 };
 
 #define R(t, f, c, b, al, fld, sh, sz) \
-    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, sz }
+    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO) }
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)
 #define INSN(t, f, c, b, al, fld, sh) R(t, f, c, b, al, fld, sh, 4)
 #define LDST(n, sh)  INSN(LDST##n##_ABS_LO12_NC, F_ABS, C_NONE, 64, 1 << sh, FLD_IMM12, sh)
 #define TLSG(t, f, c, b, al, fld, sh, k) \
-    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, 4, TLS_##k }
+    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, 4, TLS_##k, OBJRT_DIRECT(f, TLS_##k) }
 #define TLSV(t, c, b, al, fld, sh, k) TLSG(t, F_ABS, c, b, al, fld, sh, k)
 /* TLSLD_LDSTn_DTPREL_LO12[_NC], TLSLE_LDSTn_TPREL_LO12[_NC]: 0 <= X < 2^12, scaled */
 #define TLSLDST(m, k, n, sh) \

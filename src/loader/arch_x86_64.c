@@ -9,8 +9,10 @@
 
 #include "loader/arch.h"
 
-#define R(t, f, c, b, sz) [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz }
-#define TLS(t, f, c, b, sz, k) [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, k }
+#define R(t, f, c, b, sz) \
+    [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO) }
+#define TLS(t, f, c, b, sz, k) \
+    [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, k, OBJRT_DIRECT(f, k) }
 
 static const objrt_howto x86_64_howtos[] = {
     R(NONE,          F_NONE,       C_NONE,     0,  0),

@@ -557,12 +557,25 @@ typedef struct objrt_site {     /* one relocation of the unit, in the psABI's no
 } objrt_site;
 
 typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s);
+typedef struct objrt_rela_sec { /* what the walk knows of the section being patched */
+    const objrt_obj *o;
+    size_t target;              /* its index */
+    uint64_t addr, size;        /* where it is placed (base + offset) and its size */
+    bool nobits;
+    size_t dropped_below;       /* symbols below this index may lie in a dropped COMDAT
+                                   group (comdat.c): left to the full path */
+    const uint8_t *symf;        /* o's answers (symbols.c) */
+    const uint64_t *symv;
+    int64_t write_delta;        /* objrt_write_at(P) - P, the same for the whole section */
+    const objrt_howto *howtos;  /* the architecture's table, held in registers */
+    uint32_t nhowtos;
+} objrt_rela_sec;
 /* A pass's fast path for the common relocation: true when it handled relocation r of
- * section `target` (placed at `sec`) completely, false to have the walk build the site and
- * call the pass's full objrt_site_fn instead. */
-typedef bool (*objrt_site_fast_fn)(objrt_link *l, const objrt_obj *o, size_t target,
-                                   uint64_t sec, const Elf64_Rela *r);
-/* objrt_sites_each(l, fast, fn) - sites.h, inline so each pass's loop calls both directly. */
+ * section w completely, false to have the walk build the site and call the pass's full
+ * objrt_site_fn instead (which also reports every error). */
+typedef bool (*objrt_site_fast_fn)(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r);
+/* objrt_sites_each(l, fast, fn) - sites.h, inline so each pass's loop calls both directly;
+ * returns the number of sites walked, or -1 when fn failed. */
 /* "file: section S+off: relocation R_X against 'sym': what" ("relocation unknown (type N)"
  * for a type the backend does not know), plus the value, target and place when `value`
  * is given. Returns -1. The site comes by value: the walks' own site then never has its

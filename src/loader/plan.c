@@ -196,15 +196,11 @@ static int count_site(objrt_link *l, objrt_site *s)
         return -1;
     if (h->tls && objrt_tls_note(l, s->o, s->target, s->r, h))
         return -1;                          /* thread-local: tls.c reserves its GOT entry */
-    if (h->tls || h->formula == F_NONE) {   /* markers (TLSDESC_CALL) name TLS too */
-        p->relocations++;
+    if (h->tls || h->formula == F_NONE)     /* markers (TLSDESC_CALL) name TLS too */
         return 0;
-    }
     int dropped = objrt_comdat_dropped_ref(l, s->o, s->target, s->r);
-    if (dropped) {                          /* an FDE of a dropped function: written as 0 */
-        p->relocations++;
+    if (dropped)                            /* an FDE of a dropped function: written as 0 */
         return dropped < 0 ? -1 : 0;
-    }
     uint8_t *sf = &s->o->symf[s->sym];
     if (!(*sf & SF_KNOWN))
         objrt_sym_answer_placed(l, s->o, s->sym);
@@ -220,7 +216,6 @@ static int count_site(objrt_link *l, objrt_site *s)
     if (ranged && !canonical && ((pcrel && fixed) || (h->formula == F_ABS && !fixed)) &&
         add_winref(l, s->o->index, (uint32_t)s->target, s->r))
         return -1;
-    p->relocations++;
     if (h->formula == F_GOTOFF || h->formula == F_GOTPC || h->formula == F_GOT_OFFSET ||
         h->formula == F_PLTOFF)
         p->got_base_used = true;
@@ -241,29 +236,24 @@ static int count_site(objrt_link *l, objrt_site *s)
     return 0;
 }
 
-/* count_site's answer without the site, for the common relocation: a known S + A or
- * S + A - P, inside its section, to a placed symbol of the unit that has not been dropped,
- * needing no slot, no stub and no window (the unit's own addresses move with it). */
+/* count_site's answer without the site, for the common relocation: a known S + A,
+ * S + A - P or Page(S + A) - Page(P), inside its section, to a placed symbol of the unit
+ * outside any dropped group, needing no slot, no stub and no window (the unit's own
+ * addresses move with it). */
 static inline __attribute__((always_inline)) bool
-count_fast(objrt_link *l, const objrt_obj *o, size_t target, uint64_t sec, const Elf64_Rela *r)
+count_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
 {
-    const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
-    const Elf64_Shdr *in = &o->sh[target];
+    const objrt_howto *h = objrt_rela_howto(w, r);
     size_t sym = ELF64_R_SYM(r->r_info);
-    (void)sec;
-    if (!h || h->tls || h->formula < F_ABS || h->formula > F_BRANCH ||
-        r->r_offset > in->sh_size || h->size > in->sh_size - r->r_offset ||
-        in->sh_type == SHT_NOBITS || (o->sec_dropped && sym < o->first_global))
+    if (!h || !h->direct || r->r_offset > w->size || h->size > w->size - r->r_offset ||
+        w->nobits || sym < w->dropped_below)
         return false;
-    uint8_t f = o->symf[sym];
+    uint8_t f = w->symf[sym];
     if (!(f & SF_KNOWN))
-        f = objrt_sym_answer_placed(l, o, sym);
-    bool ranged = h->check != C_NONE && h->bits < 64;
-    if ((f & (SF_PLACED | SF_FIXED)) != SF_PLACED ||
-        (h->formula == F_ABS && ranged) || (h->formula == F_BRANCH && l->plan.internal_stubs))
-        return false;
-    l->plan.relocations++;
-    return true;
+        f = objrt_sym_answer_placed(l, w->o, sym);
+    return (f & (SF_PLACED | SF_FIXED)) == SF_PLACED &&
+           !(h->formula == F_ABS && h->check != C_NONE && h->bits < 64) &&
+           !(h->formula == F_BRANCH && l->plan.internal_stubs);
 }
 
 static int add_commons(objrt_link *l)
@@ -610,8 +600,10 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
-    if (objrt_sym_answers_new(l) || objrt_sites_each(l, count_fast, count_site))
+    ptrdiff_t sites;
+    if (objrt_sym_answers_new(l) || (sites = objrt_sites_each(l, count_fast, count_site)) < 0)
         return -1;
+    p->relocations = (size_t)sites;
     if (p->stub.n && add_stubs(l))
         return -1;
     /* address slots, then the thread-local entries (tls.c) */

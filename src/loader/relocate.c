@@ -166,35 +166,43 @@ static int apply(objrt_link *l, objrt_site *s)
     return 0;
 }
 
-/* apply()'s answer without the site, for the common relocation: S + A or S + A - P of a
- * symbol that has an address and a value that fits, written in place. The rest (GOT and
- * stubs, thread-local, references from dropped COMDAT functions, overflow, the layout
- * report) takes the full path. */
+/* apply()'s answer without the site, for the common relocation: S + A, S + A - P or
+ * Page(S + A) - Page(P) of a symbol that has an address, with a value that fits, written
+ * in place. The rest (GOT and stubs, thread-local, references from dropped COMDAT
+ * functions, overflow, the layout report) takes the full path. */
 static inline __attribute__((always_inline)) bool
-apply_fast(objrt_link *l, const objrt_obj *o, size_t target, uint64_t sec, const Elf64_Rela *r)
+apply_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
 {
-    const objrt_howto *h = objrt_howto_of(l->arch, ELF64_R_TYPE(r->r_info));
+    const objrt_howto *h = objrt_rela_howto(w, r);
     size_t sym = ELF64_R_SYM(r->r_info);
-    (void)target;
-    if (!h || h->tls || h->formula < F_ABS || h->formula > F_BRANCH || l->reach ||
-        l->dry_run || (o->sec_dropped && sym < o->first_global))
+    if (!h || !h->direct || sym < w->dropped_below)
         return false;
-    uint8_t f = o->symf[sym];
+    uint8_t f = w->symf[sym];
     if (!(f & SF_VKNOWN))
-        f = objrt_sym_answer_addr(l, o, sym);
+        f = objrt_sym_answer_addr(l, w->o, sym);
     if (!(f & SF_ADDR))
         return false;
-    uint64_t P = sec + r->r_offset;
-    uint64_t v = o->symv[sym] + (uint64_t)r->r_addend - (h->formula == F_ABS ? 0 : P);
+    uint64_t P = w->addr + r->r_offset, SA = w->symv[sym] + (uint64_t)r->r_addend;
+    uint64_t v = h->formula == F_ABS ? SA : h->formula == F_PAGE_PCREL ? page_of(SA) - page_of(P)
+                                          : SA - P;
     if (!objrt_value_fits(h, v))
         return false;
-    l->arch->write(h, objrt_write_at(l, P), v);
+    l->arch->write(h, (uint8_t *)(uintptr_t)(P + (uint64_t)w->write_delta), v);
     return true;
+}
+
+/* The fast path never runs for the layout report, which notes every value. */
+static inline __attribute__((always_inline)) bool
+apply_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
+{
+    (void)l, (void)w, (void)r;
+    return false;
 }
 
 int objrt_relocate(objrt_link *l)
 {
-    if (!l->dry_run)
-        fill_got_and_stubs(l);
-    return objrt_sites_each(l, apply_fast, apply);
+    if (l->dry_run || l->reach)
+        return objrt_sites_each(l, apply_none, apply) < 0 ? -1 : 0;
+    fill_got_and_stubs(l);
+    return objrt_sites_each(l, apply_fast, apply) < 0 ? -1 : 0;
 }

@@ -11,6 +11,13 @@
 
 #include "loader/internal.h"
 
+/* The description of relocation r's type for the walks, as objrt_howto_of. */
+static inline const objrt_howto *objrt_rela_howto(const objrt_rela_sec *w, const Elf64_Rela *r)
+{
+    uint32_t type = ELF64_R_TYPE(r->r_info);
+    return type < w->nhowtos && w->howtos[type].name ? &w->howtos[type] : NULL;
+}
+
 /* Relocation section i of o, if it patches a placed section. */
 static inline bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n,
                                  size_t *target)
@@ -24,39 +31,53 @@ static inline bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela 
     return true;
 }
 
-static inline __attribute__((always_inline)) int
+static inline __attribute__((always_inline)) ptrdiff_t
 objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fast_fn fast, objrt_site_fn fn)
 {
+    ptrdiff_t sites = 0;
     for (size_t i = 1; i < o->shnum; i++) {
         const Elf64_Rela *r;
         size_t n, target;
         if (!objrt_rela_of(o, i, &r, &n, &target))
             continue;
-        uint64_t sec = (uintptr_t)l->base + o->sec_off[target];
+        objrt_rela_sec w = {
+            .o = o, .target = target, .addr = (uintptr_t)l->base + o->sec_off[target],
+            .size = o->sh[target].sh_size, .nobits = o->sh[target].sh_type == SHT_NOBITS,
+            .dropped_below = o->sec_dropped ? o->first_global : 0,
+            .symf = o->symf, .symv = o->symv, .howtos = l->arch->howtos,
+            .nhowtos = l->arch->nhowtos };
+        w.write_delta = (int64_t)((uintptr_t)objrt_write_at(l, w.addr) - w.addr);
         for (size_t k = 0; k < n; k++) {
-            if (fast(l, o, target, sec, &r[k]))
+            if (fast(l, &w, &r[k]))
                 continue;
             objrt_site s = { .o = o, .target = target, .r = &r[k],
                              .type = ELF64_R_TYPE(r[k].r_info), .sym = ELF64_R_SYM(r[k].r_info),
-                             .A = r[k].r_addend, .P = sec + r[k].r_offset };
+                             .A = r[k].r_addend, .P = w.addr + r[k].r_offset };
             s.h = objrt_howto_of(l->arch, s.type);
             if (fn(l, &s))
                 return -1;
         }
+        sites += (ptrdiff_t)n;
     }
-    return 0;
+    return sites;
 }
 
 /* Calls fast, and where it declines fn, for every relocation of every pulled object that
- * patches a placed section, in one fixed order; stops at the first fn that returns
- * non-zero (returns -1). */
-static inline __attribute__((always_inline)) int
+ * patches a placed section, in one fixed order. Returns how many there were, or -1 at the
+ * first fn that returns non-zero. */
+static inline __attribute__((always_inline)) ptrdiff_t
 objrt_sites_each(objrt_link *l, objrt_site_fast_fn fast, objrt_site_fn fn)
 {
-    for (size_t m = 0; m < l->nobjs; m++)
-        if (l->objs[m]->pulled && objrt_sites_each_in(l, l->objs[m], fast, fn))
+    ptrdiff_t sites = 0;
+    for (size_t m = 0; m < l->nobjs; m++) {
+        if (!l->objs[m]->pulled)
+            continue;
+        ptrdiff_t n = objrt_sites_each_in(l, l->objs[m], fast, fn);
+        if (n < 0)
             return -1;
-    return 0;
+        sites += n;
+    }
+    return sites;
 }
 
 #endif
