@@ -295,6 +295,20 @@ struct objrt_unit {
     int export_fd;
 };
 
+/* ---- reservations of unloaded units, kept for the next load (place.c) ---- */
+#define OBJRT_SPARES 4                          /* at most this many at once */
+#define OBJRT_SPARE_BYTES ((size_t)64 << 20)    /* and this many bytes in all */
+typedef struct objrt_spare {    /* PROT_NONE while kept; size 0: an empty slot */
+    uint8_t *base;
+    size_t size;
+} objrt_spare;
+/* Unload: keep the reservation [base, base + size) for the next load of the context, or
+ * return it to the system (switched off, too big, or objrt_free). */
+void objrt_spare_keep(objrt_ctx *ctx, uint8_t *base, size_t size);
+/* The end of every load, and objrt_free: what no load took goes back to the system. */
+void objrt_spares_release(objrt_ctx *ctx);
+void objrt_spares_usage(const objrt_ctx *ctx, objrt_memory *m);
+
 /* ---- the context (api.c) ---- */
 struct objrt_ctx {
     pthread_mutex_t lock;       /* serialises loads, unloads and lookups */
@@ -308,6 +322,8 @@ struct objrt_ctx {
     void *resolver_data;
     objrt_options opt;
     struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
+    objrt_spare spares[OBJRT_SPARES];  /* place.c: reservations of unloaded units */
+    bool closing;               /* objrt_free: unloads return memory at once */
 };
 
 /* ---- the pipeline (pipeline.c) ---- */
