@@ -290,6 +290,9 @@ typedef struct objrt_options {
     int pack_small;          /* 1: small units share pages (see below); 0: every unit has
                                 its own pages. OBJRT_PACK=0 or 1 in the environment
                                 overrides this for every context */
+    int no_reuse;            /* 1: an unloaded unit's reservation goes back to the system
+                                at once, never to the next load (see objrt_memory below).
+                                OBJRT_REUSE=0 or 1 in the environment overrides this */
 } objrt_options;
 
 int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
@@ -310,6 +313,8 @@ typedef struct objrt_memory {
     size_t arena_reserved_bytes;  /* address space they take (per mapping) */
     size_t arena_page_bytes;      /* pages holding at least one unit's chunk */
     size_t arena_chunk_bytes;     /* the chunks themselves */
+    size_t spare_reservations;    /* reservations of unloaded units kept for the next load */
+    size_t spare_bytes;           /* their address space (at most 64 MiB) */
 } objrt_memory;
 
 int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out);

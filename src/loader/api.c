@@ -30,6 +30,8 @@ void objrt_free(objrt_ctx *ctx)
 {
     if (!ctx)
         return;
+    ctx->closing = true;                            /* no unit's pages are kept now */
+    objrt_spares_release(ctx);
     for (objrt_unit *u; (u = objrt_registry_next(ctx, NULL));)
         objrt_unload(u);
     for (size_t i = 0; i < ctx->nlibs; i++)
@@ -203,6 +205,7 @@ int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out)
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&ctx->lock);
     objrt_arena_usage(ctx, out);
+    objrt_spares_usage(ctx, out);
     pthread_mutex_unlock(&ctx->lock);
     return 0;
 }

@@ -123,6 +123,153 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
     return NULL;
 }
 
+/* ---- spare reservations: an unloaded unit's pages, kept for the next load ----
+ * A warm load spent a fifth of its time in the kernel handing out fresh zeroed pages and
+ * taking them back at unload. So an unloaded unit's reservation is kept (at most
+ * OBJRT_SPARES of them, OBJRT_SPARE_BYTES in all), PROT_NONE: a call into unloaded code
+ * still faults, and no page is ever writable and executable. Its pages are the kernel's
+ * to take back whenever it needs memory (MADV_FREE: no swap, they just read as zero
+ * again); until then the next load finds them in place. That load takes a spare whose
+ * base suits its plan and clears what it does not copy; whatever it leaves goes back to
+ * the system at its end (objrt_spares_release), so address space is held only between an
+ * unload and the next load, and objrt_free releases everything. Private anonymous pages:
+ * after fork() each process owns its copy, so either may reuse it. */
+
+static size_t sys_page(void)
+{
+    static size_t sys;
+    if (!sys)
+        sys = (size_t)sysconf(_SC_PAGESIZE);
+    return sys;
+}
+
+static bool reuse_wanted(const objrt_ctx *ctx)
+{
+    const char *env = getenv("OBJRT_REUSE");
+    return env && *env ? strcmp(env, "0") != 0 : !ctx->opt.no_reuse;
+}
+
+/* Spare i leaves the list (the others keep their order: oldest first); `unmap`: and the
+ * system gets it back. */
+static objrt_spare spare_remove(objrt_ctx *ctx, int i, bool unmap)
+{
+    objrt_spare s = ctx->spares[i];
+    memmove(&ctx->spares[i], &ctx->spares[i + 1], (size_t)(OBJRT_SPARES - 1 - i) * sizeof s);
+    ctx->spares[OBJRT_SPARES - 1] = (objrt_spare){ 0 };
+    if (unmap)
+        munmap(s.base, s.size);
+    return s;
+}
+
+void objrt_spare_keep(objrt_ctx *ctx, uint8_t *base, size_t size)
+{
+    if (ctx->closing || !reuse_wanted(ctx) || size > OBJRT_SPARE_BYTES ||
+        mprotect(base, size, PROT_NONE)) {
+        munmap(base, size);
+        return;
+    }
+    madvise(base, size, MADV_FREE);     /* best effort: a hint (Linux 4.5) */
+    /* room by count and by bytes: the oldest go first */
+    int n = 0;
+    size_t bytes = 0;
+    for (; n < OBJRT_SPARES && ctx->spares[n].size; n++)
+        bytes += ctx->spares[n].size;
+    for (; n > 0 && (n == OBJRT_SPARES || bytes + size > OBJRT_SPARE_BYTES); n--)
+        bytes -= spare_remove(ctx, 0, true).size;
+    ctx->spares[n] = (objrt_spare){ base, size };
+}
+
+void objrt_spares_release(objrt_ctx *ctx)
+{
+    while (ctx->spares[0].size)
+        spare_remove(ctx, 0, true);
+}
+
+void objrt_spares_usage(const objrt_ctx *ctx, objrt_memory *m)
+{
+    for (int i = 0; i < OBJRT_SPARES; i++)
+        if (ctx->spares[i].size) {
+            m->spare_reservations++;
+            m->spare_bytes += ctx->spares[i].size;
+        }
+}
+
+/* The smallest spare at least as big as the plan whose base honours its alignment and
+ * window, made read-write for this load (its tail beyond the plan given back); NULL when
+ * none suits. */
+static uint8_t *spare_take(objrt_link *l)
+{
+    const objrt_plan *p = &l->plan;
+    objrt_ctx *ctx = l->ctx;
+    int best = -1;
+    for (int i = 0; reuse_wanted(ctx) && i < OBJRT_SPARES; i++) {
+        const objrt_spare *s = &ctx->spares[i];
+        uintptr_t b = (uintptr_t)s->base;
+        if (s->size >= p->total && b % p->base_align == 0 && b >= p->win_lo &&
+            b <= p->win_hi && (best < 0 || s->size < ctx->spares[best].size))
+            best = i;
+    }
+    if (best < 0)
+        return NULL;
+    objrt_spare s = spare_remove(ctx, best, false);
+    if (s.size > p->total)
+        munmap(s.base + p->total, s.size - p->total);
+    if (mprotect(s.base, p->total, PROT_READ | PROT_WRITE)) {
+        munmap(s.base, p->total);
+        return NULL;
+    }
+    return s.base;
+}
+
+/* Zero [from, to) of a reused reservation as fresh pages would read: bytes are cleared,
+ * but a long run of whole pages is replaced by fresh ones instead (demand-zero, as a fresh
+ * reservation's .bss or alignment padding: never committed by a memset). A mapping over
+ * our own range rather than MADV_DONTNEED, whose zeroing an emulator may skip; should it
+ * fail, the range may be gone: the load fails (and unmaps the whole reservation). */
+#define CLEAR_GIVE_BACK ((uint64_t)64 << 10)
+static int clear_gap(objrt_link *l, uint64_t from, uint64_t to)
+{
+    if (from >= to)
+        return 0;
+    uint64_t lo = objrt_align_up(from, sys_page()), hi = objrt_page_down(to, sys_page());
+    if (hi <= lo || hi - lo < CLEAR_GIVE_BACK) {
+        memset(l->base + from, 0, to - from);
+        return 0;
+    }
+    if (mmap(l->base + lo, hi - lo, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != l->base + lo)
+        return objrt_fail(l->ctx, "cannot clear %llu bytes of a reused reservation: %s",
+                          (unsigned long long)(hi - lo), strerror(errno));
+    memset(l->base + from, 0, lo - from);
+    memset(l->base + hi, 0, to - hi);
+    return 0;
+}
+
+/* After the copy: each group's bytes past the last copied item, and the pages between
+ * the groups and after them. */
+static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
+{
+    const objrt_plan *p = &l->plan;
+    int order[GRP_COUNT] = { GRP_RX, GRP_R, GRP_RW };
+    for (int i = 1; i < GRP_COUNT; i++)             /* three groups: by offset */
+        for (int j = i; j > 0 && p->group_off[order[j]] < p->group_off[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    uint64_t at = 0;
+    for (int i = 0; i < GRP_COUNT; i++) {
+        int g = order[i];
+        uint64_t end = p->group_off[g] + p->group_size[g];
+        if (!p->group_size[g])
+            continue;
+        if (clear_gap(l, at, p->group_off[g]) || clear_gap(l, done[g], end))
+            return -1;
+        at = end > at ? end : at;
+    }
+    return clear_gap(l, at, p->total);
+}
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -158,10 +305,17 @@ static void populate_written(objrt_link *l)
     }
 }
 
-static void copy_contents(objrt_link *l)
+/* Section bytes into the image. A reused reservation (`reused`) holds an unloaded unit's
+ * bytes: every byte the copy does not write is cleared, so the unit sees what fresh pages
+ * would give it. Per group, `done` is the end of the bytes written so far: below it every
+ * byte is copied or cleared, and a clear never starts below it, so it never undoes a
+ * copy (whatever order the plan lists the items in). */
+static int copy_contents(objrt_link *l, bool reused)
 {
     const objrt_plan *p = &l->plan;
-    if (!p->packed)
+    uint64_t done[GRP_COUNT];
+    memcpy(done, p->group_off, sizeof done);
+    if (!p->packed && !reused)
         populate_written(l);
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
@@ -169,10 +323,16 @@ static void copy_contents(objrt_link *l)
             continue;
         const objrt_obj *o = l->objs[it->obj];
         const Elf64_Shdr *s = &o->sh[it->shndx];
-        if (s->sh_type != SHT_NOBITS && s->sh_size)
-            memcpy(objrt_write_at(l, (uintptr_t)l->base + it->off), o->data + s->sh_offset,
-                   s->sh_size);
+        if (s->sh_type == SHT_NOBITS || !s->sh_size)
+            continue;
+        if (reused && clear_gap(l, done[it->group], it->off))
+            return -1;
+        memcpy(objrt_write_at(l, (uintptr_t)l->base + it->off), o->data + s->sh_offset,
+               s->sh_size);
+        if (it->off + s->sh_size > done[it->group])
+            done[it->group] = it->off + s->sh_size;
     }
+    return reused ? clear_rest(l, done) : 0;
 }
 
 /* Chunks may have held another unit: cleared, as fresh pages would be (.bss is zero). */
@@ -185,8 +345,7 @@ static int place_packed(objrt_link *l)
     for (int g = 0; g < GRP_COUNT; g++)
         if (p->group_size[g])
             memset(objrt_write_at(l, (uintptr_t)l->base + p->group_off[g]), 0, p->group_size[g]);
-    copy_contents(l);
-    return 0;
+    return copy_contents(l, false);
 }
 
 int objrt_place(objrt_link *l)
@@ -201,6 +360,8 @@ int objrt_place(objrt_link *l)
                           "-fPIC (references to host data must go through the GOT)",
                           p->win_lo_why ? p->win_lo_why : "?", (unsigned long long)p->win_lo,
                           p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
+    if (!l->dry_run && (l->base = spare_take(l)))
+        return copy_contents(l, true);
     l->base = place_anywhere(p->total, p->base_align);
     /* The kernel maps near the shared libraries, so its choice usually satisfies a window
      * around host data too; only otherwise is the map of the process consulted. */
@@ -220,6 +381,5 @@ int objrt_place(objrt_link *l)
                           (unsigned long long)p->win_hi, p->win_lo_why ? p->win_lo_why : "-",
                           p->win_hi_why ? p->win_hi_why : "-");
     }
-    copy_contents(l);
-    return 0;
+    return copy_contents(l, false);
 }

@@ -77,7 +77,7 @@ void objrt_unprotect_release(objrt_unit *u)
     if (u->packed)
         objrt_arena_free(u->ctx, u->chunks);
     else if (u->base)
-        munmap(u->base, u->size);
+        objrt_spare_keep(u->ctx, u->base, u->size);     /* or unmapped (place.c) */
     u->base = NULL;
     u->packed = false;
 }
