@@ -78,9 +78,10 @@
  *     first; its pthread_atfork handlers are dropped), then its destructors (the
  *     .fini_array ld would build from .fini_array and legacy .dtors sections, last entry
  *     first); neither runs when the context's options say no_constructors. It then
- *     deregisters the unit's unwind and debugger information, returns its whole
- *     reservation to the system (a shared page: when its last unit is unloaded) and closes its thread-local storage (glibc frees the
- *     unit's blocks in every thread).
+ *     deregisters the unit's unwind and debugger information, returns its memory to the
+ *     system (a shared page: when its last unit is unloaded; a reservation of its own: see
+ *     "Reservations kept for the next load" below) and closes its thread-local storage
+ *     (glibc frees the unit's blocks in every thread).
  *     It refuses (returns -1, nothing changed) while a later unit is bound to the unit:
  *     one whose undefined symbols were resolved, at load time, to an address inside it.
  *     The error names that dependant and the symbol ("cannot unload a.o: b.o is bound to
@@ -290,9 +291,10 @@ typedef struct objrt_options {
     int pack_small;          /* 1: small units share pages (see below); 0: every unit has
                                 its own pages. OBJRT_PACK=0 or 1 in the environment
                                 overrides this for every context */
-    int no_reuse;            /* 1: an unloaded unit's reservation goes back to the system
-                                at once, never to the next load (see objrt_memory below).
-                                OBJRT_REUSE=0 or 1 in the environment overrides this */
+    int no_reuse;            /* 1: an unloaded unit's reservation is unmapped at once, not
+                                kept for the next load (see objrt_memory below); 0, the
+                                default: kept. OBJRT_REUSE=0 or 1 in the environment
+                                overrides this for every context */
 } objrt_options;
 
 int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
@@ -307,13 +309,26 @@ int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
  * executable (and not writable once the load has written them). Writable data live in
  * private memory, so fork() copies them as usual; pages that existed at a fork are never
  * reused by either process. A page goes back to the system when its last unit is
- * unloaded. Any other unit gets its own pages as before. */
+ * unloaded. Any other unit gets its own pages as before.
+ *
+ * Reservations kept for the next load (unless no_reuse): a unit with pages of its own
+ * leaves them to the context when it is unloaded, inaccessible (PROT_NONE: a call into
+ * the unloaded code still faults) and with their contents given up (MADV_FREE: the kernel
+ * takes the pages back whenever it needs memory; until it does they count in the
+ * process's RSS). The context's next load takes one whose address suits its plan, if any,
+ * clears every byte it does not copy (its .bss and padding read zero, as on fresh pages)
+ * and saves the kernel's work of zeroing and mapping them; at its end, successful or not,
+ * every reservation it did not take is unmapped. At most 4 reservations and 64 MiB of
+ * address space are kept (a bigger reservation is unmapped at once, the oldest kept ones
+ * make room), only between an unload and the next load, and objrt_free() unmaps them and
+ * keeps nothing of what it unloads itself. After fork() each process reuses its own copy. */
 typedef struct objrt_memory {
     size_t arena_blocks;          /* memory files of the arena */
     size_t arena_reserved_bytes;  /* address space they take (per mapping) */
     size_t arena_page_bytes;      /* pages holding at least one unit's chunk */
     size_t arena_chunk_bytes;     /* the chunks themselves */
-    size_t spare_reservations;    /* reservations of unloaded units kept for the next load */
+    size_t spare_reservations;    /* reservations of unloaded units kept for the next load
+                                     (at most 4; see above) */
     size_t spare_bytes;           /* their address space (at most 64 MiB) */
 } objrt_memory;
 

@@ -50,11 +50,14 @@ class Stats:
 
 @dataclasses.dataclass(frozen=True)
 class Memory:
-    """The context's shared pages of small units (struct objrt_memory of objrt.h)."""
+    """The context's shared pages of small units, and the reservations of unloaded units
+    kept for its next load (struct objrt_memory of objrt.h)."""
     arena_blocks: int           #: memory files of the arena
     arena_reserved_bytes: int   #: address space they take
     arena_page_bytes: int       #: pages holding at least one unit's chunk
     arena_chunk_bytes: int      #: the chunks themselves
+    spare_reservations: int     #: reservations of unloaded units kept for the next load
+    spare_bytes: int            #: their address space (at most 64 MiB)
 
 
 def _name_bytes(name):
@@ -225,7 +228,8 @@ class Context:
 
     # -- lifetime -------------------------------------------------------------------------
     def memory(self):
-        """Memory of the context's shared pages (objrt_memory_usage) as a Memory."""
+        """Memory of the context's shared pages and kept reservations (objrt_memory_usage)
+        as a Memory."""
         m = _lib.CMemory()
         if _lib.objrt_memory_usage(self._handle(), ctypes.byref(m)):
             raise LinkError("objrt_memory_usage failed")

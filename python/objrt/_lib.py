@@ -55,12 +55,14 @@ class CStats(ctypes.Structure):
 
 class CMemory(ctypes.Structure):
     _fields_ = [("arena_blocks", ctypes.c_size_t), ("arena_reserved_bytes", ctypes.c_size_t),
-                ("arena_page_bytes", ctypes.c_size_t), ("arena_chunk_bytes", ctypes.c_size_t)]
+                ("arena_page_bytes", ctypes.c_size_t), ("arena_chunk_bytes", ctypes.c_size_t),
+                ("spare_reservations", ctypes.c_size_t), ("spare_bytes", ctypes.c_size_t)]
 
 
 class Options(ctypes.Structure):
     _fields_ = [("page_size", ctypes.c_size_t), ("no_constructors", ctypes.c_int),
-                ("earlier_wins", ctypes.c_int), ("pack_small", ctypes.c_int)]
+                ("earlier_wins", ctypes.c_int), ("pack_small", ctypes.c_int),
+                ("no_reuse", ctypes.c_int)]
 
 
 RESOLVER = ctypes.CFUNCTYPE(c_p, c_p, ctypes.c_char_p)
