@@ -256,6 +256,7 @@ typedef struct objrt_link {
                                    base + offset; stores go through objrt_write_at() */
     bool unit_owns_base;        /* unit.c took the reservation over (released with it) */
     bool dry_run;               /* layout report: compute, check, never write */
+    bool full_walk;             /* OBJRT_FULL_WALK: no fast paths (sites.h), for comparing */
     size_t stubs_used;          /* calls that went through a stub */
     struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
     objrt_tls tls;

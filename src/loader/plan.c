@@ -256,6 +256,14 @@ count_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
            !(h->formula == F_BRANCH && l->plan.internal_stubs);
 }
 
+/* OBJRT_FULL_WALK: every site takes the full path, to compare the two paths' results. */
+static inline __attribute__((always_inline)) bool
+count_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
+{
+    (void)l, (void)w, (void)r;
+    return false;
+}
+
 static int add_commons(objrt_link *l)
 {
     for (size_t g = 0; g < l->ngsyms; g++) {
@@ -600,8 +608,12 @@ int objrt_plan_layout(objrt_link *l)
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
-    ptrdiff_t sites;
-    if (objrt_sym_answers_new(l) || (sites = objrt_sites_each(l, count_fast, count_site)) < 0)
+    const char *full = getenv("OBJRT_FULL_WALK");
+    l->full_walk = full && *full && strcmp(full, "0") != 0;
+    ptrdiff_t sites = objrt_sym_answers_new(l) ? -1 :
+                      l->full_walk ? objrt_sites_each(l, count_none, count_site) :
+                      objrt_sites_each(l, count_fast, count_site);
+    if (sites < 0)
         return -1;
     p->relocations = (size_t)sites;
     if (p->stub.n && add_stubs(l))

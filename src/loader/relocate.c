@@ -191,7 +191,8 @@ apply_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
     return true;
 }
 
-/* The fast path never runs for the layout report, which notes every value. */
+/* The fast path never runs for the layout report, which notes every value, nor under
+ * OBJRT_FULL_WALK. */
 static inline __attribute__((always_inline)) bool
 apply_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
 {
@@ -201,8 +202,9 @@ apply_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
 
 int objrt_relocate(objrt_link *l)
 {
-    if (l->dry_run || l->reach)
+    if (!l->dry_run)
+        fill_got_and_stubs(l);
+    if (l->dry_run || l->reach || l->full_walk)
         return objrt_sites_each(l, apply_none, apply) < 0 ? -1 : 0;
-    fill_got_and_stubs(l);
     return objrt_sites_each(l, apply_fast, apply) < 0 ? -1 : 0;
 }
