@@ -135,14 +135,6 @@ static uint8_t *place_in_window(uint64_t size, uint64_t align, uint64_t wlo, uin
  * unload and the next load, and objrt_free releases everything. Private anonymous pages:
  * after fork() each process owns its copy, so either may reuse it. */
 
-static size_t sys_page(void)
-{
-    static size_t sys;
-    if (!sys)
-        sys = (size_t)sysconf(_SC_PAGESIZE);
-    return sys;
-}
-
 static bool reuse_wanted(const objrt_ctx *ctx)
 {
     const char *env = getenv("OBJRT_REUSE");
@@ -231,7 +223,12 @@ static int clear_gap(objrt_link *l, uint64_t from, uint64_t to)
 {
     if (from >= to)
         return 0;
-    uint64_t lo = objrt_align_up(from, sys_page()), hi = objrt_page_down(to, sys_page());
+    uint64_t lo = 0, hi = 0;
+    if (to - from >= CLEAR_GIVE_BACK) {     /* most gaps are a few bytes: no page arithmetic */
+        uint64_t sys = (uint64_t)sysconf(_SC_PAGESIZE);
+        lo = objrt_align_up(from, sys);
+        hi = objrt_page_down(to, sys);
+    }
     if (hi <= lo || hi - lo < CLEAR_GIVE_BACK) {
         memset(l->base + from, 0, to - from);
         return 0;

@@ -9,7 +9,8 @@
  *                      small.o (same size) is placed there and the spare is gone
  *   no-stale-bytes     big.o, its writable page filled with 0xa5, unloaded; small.o in its
  *                      pages reads zero in every padding, .bss and COMMON byte (each byte
- *                      classified by objrt_addr_info), its data and read-only data intact
+ *                      classified by objrt_addr_info), its data and read-only data intact;
+ *                      also at 64 KiB plan pages (-64k-pages: longer tails to clear)
  *   larger-spare       a 4-page spare taken by a 3-page plan: the tail page is given back
  *   bigger-plan        a 4-page plan does not take a 3-page spare; the load releases it
  *   window (x86_64)    a unit whose R_X86_64_32S need the base below 2 GiB does not take
@@ -162,12 +163,18 @@ static int same_size_taken(void *arg, char *why, size_t whylen)
     return t_ctx_done(ctx, ok, why, whylen);
 }
 
-/* big.o with its writable page filled, unloaded; small.o loaded: the stale-byte check, and
- * (control) the same check seeing planted bytes. */
+struct stale_case { int control; size_t page; };
+
+/* big.o with its writable page(s) filled, unloaded; small.o loaded: the stale-byte check,
+ * and (control) the same check seeing planted bytes. At a plan page of `page` bytes. */
 static int no_stale_bytes(void *arg, char *why, size_t whylen)
 {
-    int control = arg != NULL;
+    const struct stale_case *c = arg;
+    int control = c->control;
     objrt_ctx *ctx = objrt_new();
+    objrt_options o = { 0 };
+    o.page_size = c->page;
+    objrt_set_options(ctx, &o);
     objrt_unit *a = load(ctx, "big");
     if (!a) { snprintf(why, whylen, "big.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
     uintptr_t x = base_of(a);
@@ -672,8 +679,10 @@ int main(int argc, char **argv)
     g_dir = argv[1];
     unsetenv("OBJRT_REUSE");
     t_case("reuse-same-size-taken", same_size_taken, NULL);
-    t_case("reuse-no-stale-bytes", no_stale_bytes, NULL);
-    t_harness_case("reuse-control-stale-check-sees-planted-bytes", no_stale_bytes, (void *)1);
+    static const struct stale_case stale = { 0, 0 }, planted = { 1, 0 }, stale64k = { 0, 65536 };
+    t_case("reuse-no-stale-bytes", no_stale_bytes, (void *)&stale);
+    t_harness_case("reuse-control-stale-check-sees-planted-bytes", no_stale_bytes, (void *)&planted);
+    t_case("reuse-no-stale-bytes-64k-pages", no_stale_bytes, (void *)&stale64k);
     t_case("reuse-larger-spare-trimmed", larger_spare, NULL);
     t_case("reuse-bigger-plan-not-taken", bigger_plan, NULL);
 #ifdef __x86_64__
