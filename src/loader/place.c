@@ -194,14 +194,14 @@ static uint8_t *spare_take(objrt_link *l)
     const objrt_plan *p = &l->plan;
     objrt_ctx *ctx = l->ctx;
     int best = -1;
-    for (int i = 0; reuse_wanted(ctx) && i < OBJRT_SPARES; i++) {
+    for (int i = 0; i < OBJRT_SPARES && ctx->spares[i].size; i++) {
         const objrt_spare *s = &ctx->spares[i];
         uintptr_t b = (uintptr_t)s->base;
         if (s->size >= p->total && b % p->base_align == 0 && b >= p->win_lo &&
             b <= p->win_hi && (best < 0 || s->size < ctx->spares[best].size))
             best = i;
     }
-    if (best < 0)
+    if (best < 0 || !reuse_wanted(ctx))     /* switched off since: the load's end frees them */
         return NULL;
     objrt_spare s = spare_remove(ctx, best, false);
     if (s.size > p->total)
