@@ -545,6 +545,17 @@ enum {
 int objrt_sym_answers_new(objrt_link *l);
 uint8_t objrt_sym_answer_placed(objrt_link *l, const objrt_obj *o, size_t symidx);
 uint8_t objrt_sym_answer_addr(objrt_link *l, const objrt_obj *o, size_t symidx);
+/* The symbol's flags with SF_KNOWN (resp. SF_VKNOWN) answered: asked on first use only. */
+static inline uint8_t objrt_sym_flags_placed(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    uint8_t f = o->symf[symidx];
+    return f & SF_KNOWN ? f : objrt_sym_answer_placed(l, o, symidx);
+}
+static inline uint8_t objrt_sym_flags_addr(objrt_link *l, const objrt_obj *o, size_t symidx)
+{
+    uint8_t f = o->symf[symidx];
+    return f & SF_VKNOWN ? f : objrt_sym_answer_addr(l, o, symidx);
+}
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);

@@ -202,9 +202,7 @@ static int count_site(objrt_link *l, objrt_site *s)
     if (dropped)                            /* an FDE of a dropped function: written as 0 */
         return dropped < 0 ? -1 : 0;
     uint8_t *sf = &s->o->symf[s->sym];
-    if (!(*sf & SF_KNOWN))
-        objrt_sym_answer_placed(l, s->o, s->sym);
-    if (!(*sf & SF_PLACED))
+    if (!(objrt_sym_flags_placed(l, s->o, s->sym) & SF_PLACED))
         return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
     bool fixed = *sf & SF_FIXED;
     bool pcrel = h->formula == F_PCREL || h->formula == F_PAGE_PCREL;
@@ -248,20 +246,12 @@ count_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
     if (!h || !h->direct || r->r_offset > w->size || h->size > w->size - r->r_offset ||
         w->nobits || sym < w->dropped_below)
         return false;
-    uint8_t f = w->symf[sym];
+    uint8_t f = w->symf[sym];               /* the walk's copy of o->symf: kept in a register */
     if (!(f & SF_KNOWN))
         f = objrt_sym_answer_placed(l, w->o, sym);
     return (f & (SF_PLACED | SF_FIXED)) == SF_PLACED &&
            !(h->formula == F_ABS && h->check != C_NONE && h->bits < 64) &&
            !(h->formula == F_BRANCH && l->plan.internal_stubs);
-}
-
-/* OBJRT_FULL_WALK: every site takes the full path, to compare the two paths' results. */
-static inline __attribute__((always_inline)) bool
-count_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
-{
-    (void)l, (void)w, (void)r;
-    return false;
 }
 
 static int add_commons(objrt_link *l)
@@ -611,7 +601,7 @@ int objrt_plan_layout(objrt_link *l)
     const char *full = getenv("OBJRT_FULL_WALK");
     l->full_walk = full && *full && strcmp(full, "0") != 0;
     ptrdiff_t sites = objrt_sym_answers_new(l) ? -1 :
-                      l->full_walk ? objrt_sites_each(l, count_none, count_site) :
+                      l->full_walk ? objrt_sites_each(l, objrt_sites_no_fast, count_site) :
                       objrt_sites_each(l, count_fast, count_site);
     if (sites < 0)
         return -1;

@@ -143,9 +143,7 @@ static int apply(objrt_link *l, objrt_site *s)
     } else if (objrt_comdat_dropped_ref(l, s->o, s->target, s->r) > 0) {
         v = 0;                              /* a dropped function's FDE: libgcc skips it */
     } else {
-        uint8_t f = s->o->symf[s->sym];
-        if (!(f & SF_VKNOWN))
-            f = objrt_sym_answer_addr(l, s->o, s->sym);
+        uint8_t f = objrt_sym_flags_addr(l, s->o, s->sym);
         if (!(f & SF_ADDR))
             return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
         s->S = s->o->symv[s->sym];
@@ -177,7 +175,7 @@ apply_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
     size_t sym = ELF64_R_SYM(r->r_info);
     if (!h || !h->direct || sym < w->dropped_below)
         return false;
-    uint8_t f = w->symf[sym];
+    uint8_t f = w->symf[sym];               /* the walk's copy of o->symf: kept in a register */
     if (!(f & SF_VKNOWN))
         f = objrt_sym_answer_addr(l, w->o, sym);
     if (!(f & SF_ADDR))
@@ -191,20 +189,11 @@ apply_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
     return true;
 }
 
-/* The fast path never runs for the layout report, which notes every value, nor under
- * OBJRT_FULL_WALK. */
-static inline __attribute__((always_inline)) bool
-apply_none(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
-{
-    (void)l, (void)w, (void)r;
-    return false;
-}
-
 int objrt_relocate(objrt_link *l)
 {
     if (!l->dry_run)
         fill_got_and_stubs(l);
-    if (l->dry_run || l->reach || l->full_walk)
-        return objrt_sites_each(l, apply_none, apply) < 0 ? -1 : 0;
+    if (l->dry_run || l->reach || l->full_walk)    /* the report notes every value */
+        return objrt_sites_each(l, objrt_sites_no_fast, apply) < 0 ? -1 : 0;
     return objrt_sites_each(l, apply_fast, apply) < 0 ? -1 : 0;
 }

@@ -18,6 +18,15 @@ static inline const objrt_howto *objrt_rela_howto(const objrt_rela_sec *w, const
     return type < w->nhowtos && w->howtos[type].name ? &w->howtos[type] : NULL;
 }
 
+/* A pass without a fast path (the layout report, OBJRT_FULL_WALK): every site takes the
+ * full one. */
+static inline __attribute__((always_inline)) bool
+objrt_sites_no_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
+{
+    (void)l, (void)w, (void)r;
+    return false;
+}
+
 /* Relocation section i of o, if it patches a placed section. */
 static inline bool objrt_rela_of(const objrt_obj *o, size_t i, const Elf64_Rela **r, size_t *n,
                                  size_t *target)
