@@ -49,6 +49,15 @@ static objrt_unit *load(objrt_ctx *ctx, const char *shape)
     return objrt_load(ctx, &p, 1);
 }
 
+/* load(), and on failure the reason ("SHAPE.o: error") in why. */
+static objrt_unit *load_why(objrt_ctx *ctx, const char *shape, char *why, size_t whylen)
+{
+    objrt_unit *u = load(ctx, shape);
+    if (!u)
+        snprintf(why, whylen, "%s.o: %s", shape, objrt_error(ctx));
+    return u;
+}
+
 static uintptr_t base_of(objrt_unit *u)
 {
     void *(*f)(void) = (void *(*)(void))objrt_unit_sym(u, "reuse_base");
@@ -133,8 +142,9 @@ static int same_size_taken(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *a = load(ctx, "big");
-    if (!a) { snprintf(why, whylen, "big.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    objrt_unit *a = load_why(ctx, "big", why, whylen);
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
     size_t size = size_of(a);
     objrt_unload(a);
@@ -175,8 +185,9 @@ static int no_stale_bytes(void *arg, char *why, size_t whylen)
     objrt_options o = { 0 };
     o.page_size = c->page;
     objrt_set_options(ctx, &o);
-    objrt_unit *a = load(ctx, "big");
-    if (!a) { snprintf(why, whylen, "big.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    objrt_unit *a = load_why(ctx, "big", why, whylen);
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
     size_t size = size_of(a);
     unsigned char *lo, *hi;
@@ -391,9 +402,10 @@ static int lazily_freed(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *a = load(ctx, "hugebss");
+    objrt_unit *a = load_why(ctx, "hugebss", why, whylen);
     int ok = 0;
-    if (!a) { snprintf(why, whylen, "hugebss.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
     ((void (*)(unsigned char))objrt_unit_sym(a, "reuse_fill_bss"))(0xa5);
     long before = lazyfree_kib(x);
@@ -413,9 +425,10 @@ static int zero_run_given_back(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *a = load(ctx, "hugebss");
+    objrt_unit *a = load_why(ctx, "hugebss", why, whylen);
     int ok = 0;
-    if (!a) { snprintf(why, whylen, "hugebss.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
     ((void (*)(unsigned char))objrt_unit_sym(a, "reuse_fill_bss"))(0xa5);
     long rss0 = t_rss_kib();
@@ -531,9 +544,10 @@ static int bounded_bytes(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *h = load(ctx, "bss65m");
+    objrt_unit *h = load_why(ctx, "bss65m", why, whylen);
     int ok = 0;
-    if (!h) { snprintf(why, whylen, "bss65m.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    if (!h)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(h);
     size_t xsize = size_of(h);
     objrt_unload(h);
@@ -544,10 +558,8 @@ static int bounded_bytes(void *arg, char *why, size_t whylen)
     }
     objrt_unit *u[3];
     for (int i = 0; i < 3; i++)
-        if (!(u[i] = load(ctx, "bss30m"))) {
-            snprintf(why, whylen, "bss30m.o: %s", objrt_error(ctx));
+        if (!(u[i] = load_why(ctx, "bss30m", why, whylen)))
             return t_ctx_done(ctx, 0, why, whylen);
-        }
     size_t each = size_of(u[0]);
     for (int i = 2; i >= 0; i--)
         objrt_unload(u[i]);
@@ -564,9 +576,10 @@ static int released_by_next_load(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *a = load(ctx, "small");
+    objrt_unit *a = load_why(ctx, "small", why, whylen);
     int ok = 0;
-    if (!a) { snprintf(why, whylen, "small.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
     size_t size = size_of(a);
     objrt_unload(a);
@@ -636,9 +649,10 @@ static int fork_copies(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     objrt_ctx *ctx = objrt_new();
-    objrt_unit *a = load(ctx, "big");
+    objrt_unit *a = load_why(ctx, "big", why, whylen);
     int ok = 0;
-    if (!a) { snprintf(why, whylen, "big.o: %s", objrt_error(ctx)); return t_ctx_done(ctx, 0, why, whylen); }
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a), first;
     size_t size = size_of(a);
     unsigned char *lo, *hi;

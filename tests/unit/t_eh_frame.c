@@ -58,6 +58,19 @@ static size_t layout_ok(unsigned char *img, char *why, size_t whylen)
     return fde;
 }
 
+/* A broken .eh_frame case: the load of `name` must fail naming .eh_frame and `needle`
+ * (u is what it returned; `frames`, the backtrace taken after it, goes into the reason). */
+static int refused(objrt_ctx *ctx, const objrt_unit *u, const char *name, const char *needle,
+                   int frames, char *why, size_t whylen)
+{
+    const char *needles[] = { ".eh_frame", needle, NULL };
+    int ok = !u && t_check_error(ctx, name, needles, why, whylen);
+    if (u)
+        snprintf(why, whylen, "loaded and registered with the unwinder (backtrace: %d frames)",
+                 frames);
+    return ok;
+}
+
 static int run_edit(void *arg, char *why, size_t whylen)
 {
     const edit *e = arg;
@@ -89,10 +102,7 @@ static int run_edit(void *arg, char *why, size_t whylen)
             snprintf(why, whylen, "control: %s (backtrace %d frames)",
                      u ? "loaded" : objrt_error(ctx), n);
     } else {
-        const char *needles[] = { ".eh_frame", e->needle, NULL };
-        ok = !u && t_check_error(ctx, "ehf.o", needles, why, whylen);
-        if (u)
-            snprintf(why, whylen, "loaded and registered with the unwinder (backtrace: %d frames)", n);
+        ok = refused(ctx, u, "ehf.o", e->needle, n, why, whylen);
     }
     if (u) objrt_unload(u);
     objrt_free(ctx);
@@ -158,10 +168,7 @@ static int run_two(void *arg, char *why, size_t whylen)
             snprintf(why, whylen, "control: %s (backtrace %d frames)",
                      u ? "loaded, but the functions are missing or wrong" : objrt_error(ctx), n);
     } else {
-        const char *needles[] = { ".eh_frame", "CIE pointer", NULL };
-        ok = !u && t_check_error(ctx, "twocie.o", needles, why, whylen);
-        if (u)
-            snprintf(why, whylen, "loaded and registered with the unwinder (backtrace: %d frames)", n);
+        ok = refused(ctx, u, "twocie.o", "CIE pointer", n, why, whylen);
     }
     if (u) objrt_unload(u);
     objrt_free(ctx);
