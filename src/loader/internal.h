@@ -140,6 +140,8 @@ typedef struct objrt_gsym {
     int8_t host_func;           /* G_EXTERNAL: 1 code, 0 data, -1 not yet asked (dladdr) */
     bool placed;                /* unit symbols: `off` is valid (set by the plan) */
     uint8_t special;            /* G_SPECIAL: enum objrt_special */
+    uint8_t answer;             /* objrt_sym_answer_placed's SF_* for it, once asked: the
+                                   same for every object that names it (symbols.c) */
     uint64_t addr;              /* G_EXTERNAL, or a G_DEF at SHN_ABS: the final address */
     uint64_t off;               /* other unit symbols: offset in the reservation */
     uint64_t common_size, common_align;

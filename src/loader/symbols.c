@@ -87,12 +87,19 @@ int objrt_sym_answers_new(objrt_link *l)
     return 0;
 }
 
+/* A global's answer is asked by every object that names it: the first asks through the
+ * defining object's tables (misses in three of them), the others read it off the global. */
 uint8_t objrt_sym_answer_placed(objrt_link *l, const objrt_obj *o, size_t symidx)
 {
+    objrt_gsym *g = objrt_sym_global(l, o, symidx);
+    if (g && g->answer)
+        return o->symf[symidx] |= g->answer;
     bool fixed;
     bool placed = objrt_sym_placed_fixed(l, o, symidx, &fixed);
-    return o->symf[symidx] |= (uint8_t)(SF_KNOWN | (placed ? SF_PLACED : 0) |
-                                        (fixed ? SF_FIXED : 0));
+    uint8_t f = (uint8_t)(SF_KNOWN | (placed ? SF_PLACED : 0) | (fixed ? SF_FIXED : 0));
+    if (g)
+        g->answer = f;
+    return o->symf[symidx] |= f;
 }
 
 uint8_t objrt_sym_answer_addr(objrt_link *l, const objrt_obj *o, size_t symidx)
