@@ -84,6 +84,7 @@ typedef struct objrt_obj {
     uint32_t *gsym;             /* global symbol index of symbol first_global + i */
     uint64_t *sec_off;          /* offset of each section in the reservation */
     uint8_t *sec_placed;        /* 1 if the section is part of the image */
+    uint32_t tls_sections;      /* how many go to the TLS block: tls.c visits only these */
     uint8_t *sec_dropped;       /* 1: in a duplicate COMDAT group (comdat.c); NULL: none */
     /* what the walks over relocations ask of a symbol, answered once per symbol rather
        than once per relocation (symbols.c; the storage belongs to objrt_link.symmem) */
@@ -172,6 +173,7 @@ enum objrt_item_kind { IT_SECTION, IT_EH_FRAME, IT_COMMON, IT_GOT, IT_STUBS };
 
 typedef struct objrt_item {     /* one thing the plan placed: for reports and registration */
     uint8_t kind, group;
+    bool zero;                  /* zero-fill (.bss, COMMON): no bytes to copy */
     uint32_t obj, shndx;        /* IT_SECTION, IT_EH_FRAME */
     uint64_t off, size, align;
 } objrt_item;

@@ -283,9 +283,7 @@ static void populate_written(objrt_link *l)
         uint64_t rs = 0, re = 0;
         for (size_t i = 0; i <= p->nitems; i++) {
             const objrt_item *it = i < p->nitems ? &p->items[i] : NULL;
-            bool written = it && it->group == g && it->size && it->kind != IT_COMMON &&
-                           !(it->kind == IT_SECTION &&
-                             l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
+            bool written = it && it->group == g && it->size && !it->zero;
             if (it && !written)
                 continue;
             if (re > rs && (!it || it->off > re + p->page)) {

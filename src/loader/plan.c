@@ -76,9 +76,13 @@ static int too_large(objrt_link *l, const objrt_item *it)
 
 /* Every item enters the plan here, so the span check bounds all later offset arithmetic
  * (and the work: a unit that cannot fit is refused before the next item is looked at). */
+/* Items are visited many times by later passes; what they ask of the section header is
+ * copied into the item now, while the header is in cache, instead of read back each time. */
 static int add_item(objrt_link *l, objrt_item it)
 {
     objrt_plan *p = &l->plan;
+    it.zero = it.kind == IT_COMMON ||
+              (it.kind == IT_SECTION && l->objs[it.obj]->sh[it.shndx].sh_type == SHT_NOBITS);
     if (!plan_add(&p->span, it.size) || !plan_add(&p->span, it.align))
         return too_large(l, &it);
     objrt_item *v = objrt_grow(l->ctx, p->items, &p->capitems, p->nitems + 1, sizeof *v, 64);
@@ -121,18 +125,22 @@ static int select_sections(objrt_link *l, objrt_obj *o)
         return objrt_fail(l->ctx, "out of memory");
     for (size_t i = 1; i < o->shnum; i++) {
         const Elf64_Shdr *s = &o->sh[i];
-        if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP ||
-            objrt_sec_dropped(o, i))
+        if (!(s->sh_flags & SHF_ALLOC))
+            continue;
+        if (objrt_sec_is_tls(o, i)) {       /* the TLS block, not the image (tls.c) */
+            o->tls_sections++;
+            continue;
+        }
+        if (s->sh_type == SHT_NOTE || s->sh_type == SHT_GROUP || objrt_sec_dropped(o, i))
             continue;                       /* dropped: a duplicate COMDAT group (comdat.c) */
-        if (objrt_sec_is_tls(o, i))
-            continue;                       /* the TLS block, not the image (tls.c) */
         bool eh = is_eh_frame(o, i);
         if (eh && check_eh_frame(l, o, i))
             return -1;
         o->sec_placed[i] = 1;
-        objrt_item it = { eh ? IT_EH_FRAME : IT_SECTION, (uint8_t)(eh ? GRP_R : group_of(s)),
-                          o->index, (uint32_t)i, 0, s->sh_size + (eh && s->sh_size ? 4 : 0),
-                          s->sh_addralign ? s->sh_addralign : 1 };
+        objrt_item it = { .kind = eh ? IT_EH_FRAME : IT_SECTION,
+                          .group = (uint8_t)(eh ? GRP_R : group_of(s)), .obj = o->index,
+                          .shndx = (uint32_t)i, .size = s->sh_size + (eh && s->sh_size ? 4 : 0),
+                          .align = s->sh_addralign ? s->sh_addralign : 1 };
         if (add_item(l, it))
             return -1;
     }
@@ -254,16 +262,11 @@ count_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
            !(h->formula == F_BRANCH && l->plan.internal_stubs);
 }
 
-static int add_commons(objrt_link *l)
+static int add_common(objrt_link *l, uint32_t g)
 {
-    for (size_t g = 0; g < l->ngsyms; g++) {
-        objrt_gsym *s = &l->gsyms[g];
-        if (s->state == G_COMMON &&
-            add_item(l, (objrt_item){ IT_COMMON, GRP_RW, g, 0, 0, s->common_size,
-                                      s->common_align }))
-            return -1;
-    }
-    return 0;
+    const objrt_gsym *s = &l->gsyms[g];
+    return add_item(l, (objrt_item){ .kind = IT_COMMON, .group = GRP_RW, .obj = g,
+                                     .size = s->common_size, .align = s->common_align });
 }
 
 /* The single placement rule: align the cursor, place, advance. False past OBJRT_MAX_UNIT
@@ -279,12 +282,6 @@ static bool plan_item(uint64_t *cursor, uint64_t size, uint64_t align, uint64_t 
         return false;
     *cursor = at;
     return true;
-}
-
-static bool zero_fill(const objrt_link *l, const objrt_item *it)
-{
-    return it->kind == IT_COMMON ||
-           (it->kind == IT_SECTION && l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS);
 }
 
 /* Within each group, bytes with content first and zero-fill (.bss, COMMON) last, as ld
@@ -309,7 +306,7 @@ static int assign_offsets(objrt_link *l)
         for (int zero = 0; zero < 2; zero++)
             for (size_t i = 0; i < p->nitems; i++) {
                 objrt_item *it = &p->items[i];
-                if (it->group != grp || zero_fill(l, it) != (bool)zero)
+                if (it->group != grp || it->zero != (bool)zero)
                     continue;
                 if (!plan_item(&cursor, it->size, it->align, &it->off) ||
                     !plan_add(&p->used, it->size))
@@ -346,7 +343,7 @@ static int assign_packed(objrt_link *l)
         for (int zero = 0; zero < 2; zero++)
             for (size_t i = 0; i < p->nitems; i++) {
                 objrt_item *it = &p->items[i];
-                if (it->group != grp || zero_fill(l, it) != (bool)zero)
+                if (it->group != grp || it->zero != (bool)zero)
                     continue;
                 if (!plan_item(&cursor, it->size, it->align, &it->off))
                     return too_large(l, it);
@@ -385,30 +382,39 @@ static bool item_named(const objrt_link *l, const objrt_item *it, const char *na
 
 /* ld's output section SEC: every input section called SEC, one after another, so that
  * __start_SEC .. __stop_SEC spans exactly them. They move up to the first of them. */
-static int gather_special_sections(objrt_link *l)
+static int gather_special_section(objrt_link *l, const objrt_gsym *s)
 {
     objrt_plan *p = &l->plan;
-    for (size_t g = 0; g < l->ngsyms; g++) {
-        const objrt_gsym *s = &l->gsyms[g];
-        if (s->state != G_SPECIAL || s->special < SP_START)
+    const char *sec = objrt_special_section(s);
+    size_t first = 0, n = 0;
+    while (first < p->nitems && !item_named(l, &p->items[first], sec))
+        first++;
+    for (size_t i = first; i < p->nitems; i++) {
+        if (!item_named(l, &p->items[i], sec))
             continue;
-        const char *sec = objrt_special_section(s);
-        size_t first = 0, n = 0;
-        while (first < p->nitems && !item_named(l, &p->items[first], sec))
-            first++;
-        for (size_t i = first; i < p->nitems; i++) {
-            if (!item_named(l, &p->items[i], sec))
-                continue;
-            objrt_item it = p->items[i];
-            if (zero_fill(l, &it) != zero_fill(l, &p->items[first]) ||
-                it.group != p->items[first].group)
-                return objrt_fail(l->ctx, "%s: the sections called %s differ in permissions "
-                                  "or mix data with zero-fill; '%s' needs them as one",
-                                  l->objs[it.obj]->name, sec, s->name);
-            memmove(&p->items[first + n + 1], &p->items[first + n],
-                    (i - first - n) * sizeof *p->items);
-            p->items[first + n++] = it;
-        }
+        objrt_item it = p->items[i];
+        if (it.zero != p->items[first].zero || it.group != p->items[first].group)
+            return objrt_fail(l->ctx, "%s: the sections called %s differ in permissions "
+                              "or mix data with zero-fill; '%s' needs them as one",
+                              l->objs[it.obj]->name, sec, s->name);
+        memmove(&p->items[first + n + 1], &p->items[first + n],
+                (i - first - n) * sizeof *p->items);
+        p->items[first + n++] = it;
+    }
+    return 0;
+}
+
+/* One pass over the globals (a cache miss per global, so not one per question): each
+ * __start_/__stop_ gathers its sections, each common symbol becomes an item. The items
+ * come out as from two passes: gathering moves only named sections, commons follow them. */
+static int sweep_globals(objrt_link *l)
+{
+    for (uint32_t g = 0; g < l->ngsyms; g++) {
+        const objrt_gsym *s = &l->gsyms[g];
+        if (s->state == G_SPECIAL && s->special >= SP_START && gather_special_section(l, s))
+            return -1;
+        if (s->state == G_COMMON && add_common(l, g))
+            return -1;
     }
     return 0;
 }
@@ -512,8 +518,9 @@ static void derive_window(objrt_link *l)
 static int add_stubs(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
-    objrt_item stubs = { IT_STUBS, GRP_RX, 0, 0, 0, (uint64_t)p->stub.n * l->arch->stub_size,
-                         l->arch->stub_align };
+    objrt_item stubs = { .kind = IT_STUBS, .group = GRP_RX,
+                         .size = (uint64_t)p->stub.n * l->arch->stub_size,
+                         .align = l->arch->stub_align };
     if (!p->internal_stubs) {
         p->stub_blocks = calloc(1, sizeof *p->stub_blocks);
         return p->stub_blocks ? add_item(l, stubs) : objrt_fail(l->ctx, "out of memory");
@@ -594,7 +601,7 @@ int objrt_plan_layout(objrt_link *l)
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
             return -1;
-    if (gather_special_sections(l) || add_commons(l) || objrt_tls_layout(l))
+    if (sweep_globals(l) || objrt_tls_layout(l))
         return -1;
     /* the span bounds the unit: items, their alignment, each group's page rounding */
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
@@ -611,7 +618,8 @@ int objrt_plan_layout(objrt_link *l)
     /* address slots, then the thread-local entries (tls.c) */
     uint64_t got_size = 8 * (uint64_t)p->got.n + l->tls.got_bytes;
     if ((got_size || p->got_base_used) &&
-        add_item(l, (objrt_item){ IT_GOT, GRP_R, 0, 0, 0, got_size ? got_size : 8, 8 }))
+        add_item(l, (objrt_item){ .kind = IT_GOT, .group = GRP_R,
+                                  .size = got_size ? got_size : 8, .align = 8 }))
         return -1;
     int packed = pack_wanted(l) ? assign_packed(l) : 1;
     if (packed < 0 || lay_out(l, packed == 0))

@@ -50,7 +50,7 @@ int objrt_tls_layout(objrt_link *l)
     for (int nobits = 0; nobits < 2; nobits++) {
         for (size_t m = 0; m < l->nobjs; m++) {
             objrt_obj *o = l->objs[m];
-            for (size_t i = 1; o->pulled && i < o->shnum; i++) {
+            for (size_t i = 1; o->pulled && o->tls_sections && i < o->shnum; i++) {
                 const Elf64_Shdr *s = &o->sh[i];
                 if (!objrt_sec_is_tls(o, i) || (s->sh_type == SHT_NOBITS) != (bool)nobits)
                     continue;
