@@ -271,6 +271,26 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
 #define MADV_POPULATE_WRITE 23
 #endif
 
+/* A fresh unit of 2 MiB or more starts on a 2 MiB boundary, and the whole 2 MiB blocks it
+ * writes are offered to transparent huge pages, as input.c does for its buffers: one huge
+ * page is allocated and cleared in a fraction of the time 512 small ones take (about
+ * 1.6 us per small page on the machine measured in the README). Only blocks that are
+ * written anyway: zero-fill stays demand-zero, and nothing is allocated past the unit.
+ * Where huge pages are off the kernel uses small ones: the same bytes, slower. */
+#define HUGE_BLOCK ((uint64_t)2 << 20)
+
+static uint64_t reservation_align(const objrt_plan *p)
+{
+    return p->total >= HUGE_BLOCK && p->base_align < HUGE_BLOCK ? HUGE_BLOCK : p->base_align;
+}
+
+static void offer_huge(objrt_link *l, uint64_t from, uint64_t to)
+{
+    uint64_t lo = objrt_align_up(from, HUGE_BLOCK), hi = objrt_page_down(to, HUGE_BLOCK);
+    if ((uintptr_t)l->base % HUGE_BLOCK == 0 && hi > lo)
+        madvise(l->base + lo, hi - lo, MADV_HUGEPAGE);      /* advice: may be refused */
+}
+
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but
  * neither zero-fill nor alignment padding: a 1 GiB .bss, or a section aligned to 1 GiB,
  * must stay demand-zero address space. Runs of written items closer than a page are
@@ -288,6 +308,7 @@ static void populate_written(objrt_link *l)
                 continue;
             if (re > rs && (!it || it->off > re + p->page)) {
                 uint64_t start = objrt_page_down(rs, p->page);
+                offer_huge(l, start, re);
                 madvise(l->base + start, re - start, MADV_POPULATE_WRITE);
                 rs = re = 0;
             }
@@ -357,14 +378,17 @@ int objrt_place(objrt_link *l)
                           p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
     if (!l->dry_run && (l->base = spare_take(l)))
         return copy_contents(l, true);
-    l->base = place_anywhere(p->total, p->base_align);
+    uint64_t align = reservation_align(p);
+    l->base = place_anywhere(p->total, align);
     /* The kernel maps near the shared libraries, so its choice usually satisfies a window
      * around host data too; only otherwise is the map of the process consulted. */
     if (!free_choice && l->base &&
         ((uintptr_t)l->base < p->win_lo || (uintptr_t)l->base > p->win_hi)) {
         munmap(l->base, p->total);
-        l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi,
-                                  l->arch->user_top);
+        l->base = place_in_window(p->total, align, p->win_lo, p->win_hi, l->arch->user_top);
+        if (!l->base && align > p->base_align)  /* no 2 MiB boundary in the window: any */
+            l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi,
+                                      l->arch->user_top);
     }
     if (!l->base) {
         if (free_choice)
