@@ -63,7 +63,7 @@ typedef struct objrt_blob {     /* one mapped input file, released at the end of
 
 /* ---- a parsed relocatable object (parse.c) ---- */
 typedef struct objrt_obj {
-    char *name;                 /* "a.o" or "lib.a(m.o)", owned */
+    char *name;                 /* "a.o" or "lib.a(m.o)", in the object's allocation */
     const uint8_t *data;
     size_t size;
     const Elf64_Shdr *sh;
@@ -83,7 +83,7 @@ typedef struct objrt_obj {
     /* filled by resolve/plan */
     uint32_t *gsym;             /* global symbol index of symbol first_global + i */
     uint64_t *sec_off;          /* offset of each section in the reservation */
-    uint8_t *sec_placed;        /* 1 if the section is part of the image */
+    uint8_t *sec_placed;        /* 1 if the section is part of the image (after sec_off) */
     uint32_t tls_sections;      /* how many go to the TLS block: tls.c visits only these */
     uint8_t *sec_dropped;       /* 1: in a duplicate COMDAT group (comdat.c); NULL: none */
     /* what the walks over relocations ask of a symbol, answered once per symbol rather

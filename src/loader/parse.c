@@ -114,9 +114,11 @@ static void sort_ranges(range *r, size_t nr)
 
 /* Each section's bytes lie in the file, alignments are powers of two, and no two
  * sections' bytes overlap (a hostile file could otherwise alias relocations and code). */
+#define RANGES_ON_STACK 64             /* most objects have fewer sections: no malloc */
 static int check_sections(objrt_link *l, objrt_obj *o)
 {
-    range *r = malloc((o->shnum + 2) * sizeof *r);
+    range small[RANGES_ON_STACK];
+    range *r = o->shnum + 2 <= RANGES_ON_STACK ? small : malloc((o->shnum + 2) * sizeof *r);
     if (!r)
         return objrt_fail(l->ctx, "out of memory");
     size_t nr = 0;
@@ -156,7 +158,8 @@ static int check_sections(objrt_link *l, objrt_obj *o)
                                 r[i - 1].idx ? objrt_sec_name(o, r[i - 1].idx) : "(ELF headers)",
                                 r[i].idx ? objrt_sec_name(o, r[i].idx) : "(ELF headers)");
     }
-    free(r);
+    if (r != small)
+        free(r);
     return rc;
 }
 
@@ -347,10 +350,8 @@ void objrt_obj_free(objrt_obj *o)
 {
     if (!o)
         return;
-    free(o->name);
     free(o->gsym);
-    free(o->sec_off);
-    free(o->sec_placed);
+    free(o->sec_off);                   /* sec_placed shares its allocation (plan.c) */
     free(o->sec_group);
     free(o->sec_dropped);
     free(o);
@@ -359,11 +360,11 @@ void objrt_obj_free(objrt_obj *o)
 int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
                        bool pulled, objrt_obj **out)
 {
-    objrt_obj *o = calloc(1, sizeof *o);
-    if (!o || !(o->name = strdup(name))) {
-        free(o);
+    size_t namelen = strlen(name);
+    objrt_obj *o = calloc(1, sizeof *o + namelen + 1);     /* the name lives after it */
+    if (!o)
         return objrt_fail(l->ctx, "out of memory");
-    }
+    o->name = memcpy((char *)(o + 1), name, namelen + 1);
     o->data = data;
     o->size = size;
     o->pulled = pulled;

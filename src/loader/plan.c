@@ -119,10 +119,11 @@ static int check_eh_frame(objrt_link *l, const objrt_obj *o, size_t i)
 /* Which sections become part of the image. */
 static int select_sections(objrt_link *l, objrt_obj *o)
 {
-    o->sec_off = calloc(o->shnum, sizeof *o->sec_off);
-    o->sec_placed = calloc(o->shnum, 1);
-    if (!o->sec_off || !o->sec_placed)
+    /* one allocation for both: parse.c's objrt_obj_free frees sec_off only */
+    o->sec_off = calloc(o->shnum, sizeof *o->sec_off + 1);
+    if (!o->sec_off)
         return objrt_fail(l->ctx, "out of memory");
+    o->sec_placed = (uint8_t *)(o->sec_off + o->shnum);
     for (size_t i = 1; i < o->shnum; i++) {
         const Elf64_Shdr *s = &o->sh[i];
         if (!(s->sh_flags & SHF_ALLOC))
