@@ -9,9 +9,15 @@
  * ET_REL's sh_addr as the section's address, takes its symbols (locals included) relative
  * to it, and applies the .rela.debug_* relocations itself against those addresses, so -g
  * objects get file, line and variable information without objrt relocating DWARF.
+ *
+ * A unit's images are sized first and then written into one block with their list
+ * entries (one allocation and one pass of page faults per unit, not two per object);
+ * the block is freed as a whole after the unit is unregistered.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "loader/unitinfo.h"
 
@@ -56,16 +62,20 @@ static void notify(struct objrt_jit_entry *e, uint32_t action)
 /* What the image keeps of section i: gdb reads loaded code and data from memory, so
  * placed sections become SHT_NOBITS (size and address kept) and the relocations that
  * patched them are dropped; symbols, strings, DWARF with its relocations, and .eh_frame
- * (gdb unwinds with it) keep their bytes. A debug-less object shrinks to its symbols. */
-enum keep { KEEP_BYTES, KEEP_HEADER, DROP_BYTES };
+ * (gdb unwinds with it) keep their bytes. A loaded .eh_frame is copied from the unit, as
+ * relocated, so its relocations are dropped too: gdb relocates an ET_REL section only when
+ * a relocation section names it, and the relocated bytes are what applying them would
+ * give (pc-relative fields are relative to sh_addr, the loaded address). A debug-less
+ * object shrinks to its symbols and unwind tables. */
+enum keep { KEEP_BYTES, KEEP_LOADED, KEEP_HEADER, DROP_BYTES };
 
 static bool is_unwind(const objrt_obj *o, size_t i)
 {
     if (o->sh[i].sh_type == 0x70000001)         /* SHT_X86_64_UNWIND */
         return true;
-    const char *n = objrt_sec_name(o, i);       /* asked twice per section of every image: */
-    return n[0] == '.' && n[1] == 'e' && strcmp(n, ".eh_frame") == 0;  /* reject cheaply */
-}
+    const char *n = objrt_sec_name(o, i);       /* asked of every placed section and the */
+    return n[0] == '.' && n[1] == 'e' && strcmp(n, ".eh_frame") == 0;  /* relocations of */
+}                                               /* each: reject cheaply */
 
 static enum keep keep_of(const objrt_obj *o, size_t i)
 {
@@ -73,52 +83,52 @@ static enum keep keep_of(const objrt_obj *o, size_t i)
     if (s->sh_type == SHT_NOBITS)
         return KEEP_HEADER;
     if (o->sec_placed[i])
-        return is_unwind(o, i) ? KEEP_BYTES : DROP_BYTES;
+        return is_unwind(o, i) ? KEEP_LOADED : DROP_BYTES;
     if ((s->sh_type == SHT_RELA || s->sh_type == SHT_REL) && s->sh_info < o->shnum &&
-        o->sec_placed[s->sh_info] && !is_unwind(o, s->sh_info))
+        o->sec_placed[s->sh_info])
         return DROP_BYTES;
     return KEEP_BYTES;
 }
 
-static size_t image_size(const objrt_obj *o)
+/* The image's size; keep[i] records keep_of(o, i) for the fill (asked once per section).
+ * Kept contents lie inside the input (parse.c), so the sum stays below its size plus the
+ * padding and the headers. */
+static size_t image_size(const objrt_obj *o, uint8_t *keep)
 {
     size_t n = objrt_align_up(sizeof(Elf64_Ehdr), 8);
-    for (size_t i = 1; i < o->shnum; i++)     /* parse.c: contents lie inside the file */
-        if (keep_of(o, i) == KEEP_BYTES)
+    for (size_t i = 1; i < o->shnum; i++) {
+        keep[i] = (uint8_t)keep_of(o, i);
+        if (keep[i] == KEEP_BYTES || keep[i] == KEEP_LOADED)
             n += objrt_align_up(o->sh[i].sh_size, 8);
+    }
     return n + o->shnum * sizeof(Elf64_Shdr);
 }
 
-/* The object's ELF header and section table, with loaded addresses, and kept contents. */
-static struct objrt_jit_entry *make_image(const objrt_link *l, const objrt_obj *o)
+/* The object's ELF header and section table, with loaded addresses, and kept contents,
+ * written to img (size bytes, every one of them written here). */
+static void fill_image(const objrt_link *l, const objrt_obj *o, const uint8_t *keep,
+                       uint8_t *img, size_t size)
 {
-    size_t size = image_size(o);
-    struct objrt_jit_entry *e = calloc(1, sizeof *e);
-    uint8_t *img = malloc(size);      /* every byte is written below: no calloc zeroing */
-    if (!e || !img) {
-        free(e);
-        free(img);
-        return NULL;
-    }
     Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
     memcpy(eh, o->data, sizeof *eh);
     size_t at = objrt_align_up(sizeof *eh, 8);
+    memset(img + sizeof *eh, 0, at - sizeof *eh);
     Elf64_Shdr *sh = (Elf64_Shdr *)(img + size - o->shnum * sizeof *sh);
     memcpy(sh, o->sh, o->shnum * sizeof *sh);
     eh->e_shoff = (uint64_t)((uint8_t *)sh - img);
     for (size_t i = 1; i < o->shnum; i++) {
-        enum keep k = keep_of(o, i);
-        if (o->sec_placed[i])
-            sh[i].sh_addr = (uint64_t)(uintptr_t)l->base + o->sec_off[i];
+        const uint8_t *loaded = o->sec_placed[i] ? l->base + o->sec_off[i] : NULL;
+        if (loaded)
+            sh[i].sh_addr = (uint64_t)(uintptr_t)loaded;
         else
             sh[i].sh_flags &= ~(uint64_t)SHF_ALLOC;   /* not loaded: no address to claim */
-        if (k == KEEP_BYTES) {
+        if (keep[i] == KEEP_BYTES || keep[i] == KEEP_LOADED) {
             uint64_t n = o->sh[i].sh_size, padded = objrt_align_up(n, 8);
-            memcpy(img + at, o->data + o->sh[i].sh_offset, n);
+            memcpy(img + at, keep[i] == KEEP_LOADED ? loaded : o->data + o->sh[i].sh_offset, n);
             memset(img + at + n, 0, padded - n);
             sh[i].sh_offset = at;
             at += padded;
-        } else if (k == DROP_BYTES) {
+        } else if (keep[i] == DROP_BYTES) {
             sh[i].sh_offset = 0;
             if (sh[i].sh_type == SHT_RELA || sh[i].sh_type == SHT_REL)
                 sh[i].sh_size = 0;
@@ -126,26 +136,77 @@ static struct objrt_jit_entry *make_image(const objrt_link *l, const objrt_obj *
                 sh[i].sh_type = SHT_NOBITS;
         }
     }
-    e->symfile_addr = (const char *)img;
-    e->symfile_size = size;
-    return e;
 }
 
-struct objrt_jit_entry *objrt_gdbjit_image(const objrt_link *l, const objrt_obj *o)
+/* From this size on the block's pages are made present in one call (Linux >= 5.14;
+ * elsewhere the copies fault them in): in a new process they are fresh heap, and one
+ * fault per page costs more than the copy into it. Pages already present cost little. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define POPULATE_FROM ((size_t)64 << 10)
+
+static void *block_alloc(size_t size)
 {
-    return make_image(l, o);
+    uint8_t *p = malloc(size);
+    if (p && size >= POPULATE_FROM) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+        uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
+        if (hi > lo)
+            madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);   /* advice: may fail */
+    }
+    return p;
+}
+
+int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *slot)
+{
+    size_t nsec = 0;
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (slot[m] != OBJRT_NONE && __builtin_add_overflow(nsec, l->objs[m]->shnum, &nsec))
+            return objrt_fail(l->ctx, "symbol images: too many sections");
+    uint8_t *keep = malloc(nsec ? nsec : 1);
+    size_t *sizes = malloc((ui->nobjs ? ui->nobjs : 1) * sizeof *sizes);
+    size_t total = ui->nobjs * sizeof(struct objrt_jit_entry);  /* 8-aligned: images too */
+    bool big = false;
+    for (size_t m = 0, k = 0; keep && sizes && m < l->nobjs; m++)
+        if (slot[m] != OBJRT_NONE) {
+            sizes[slot[m]] = image_size(l->objs[m], keep + k);
+            big |= __builtin_add_overflow(total, sizes[slot[m]], &total);
+            k += l->objs[m]->shnum;
+        }
+    struct objrt_jit_entry *e = keep && sizes && !big ? block_alloc(total ? total : 1) : NULL;
+    if (!e) {
+        free(keep);
+        free(sizes);
+        return objrt_fail(l->ctx, "out of memory (symbol images)");
+    }
+    ui->jit_block = e;
+    uint8_t *img = (uint8_t *)(e + ui->nobjs);
+    for (size_t m = 0, k = 0; m < l->nobjs; m++) {
+        if (slot[m] == OBJRT_NONE)
+            continue;
+        size_t s = slot[m];
+        fill_image(l, l->objs[m], keep + k, img, sizes[s]);
+        k += l->objs[m]->shnum;
+        e[s] = (struct objrt_jit_entry){ NULL, NULL, (const char *)img, sizes[s] };
+        ui->objs[s].jit = &e[s];
+        img += sizes[s];
+    }
+    free(keep);
+    free(sizes);
+    return 0;
+}
+
+void objrt_gdbjit_release(objrt_unitinfo *ui)
+{
+    free(ui->jit_block);
+    ui->jit_block = NULL;
 }
 
 const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e)
 {
     return (const uint8_t *)e->symfile_addr;
-}
-
-void objrt_gdbjit_free(struct objrt_jit_entry *e)
-{
-    if (e)
-        free((void *)e->symfile_addr);
-    free(e);
 }
 
 void objrt_gdbjit_register(objrt_unitinfo *ui)

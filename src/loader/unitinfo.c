@@ -16,6 +16,7 @@ static objrt_unitinfo *registry;   /* newest first; read without the lock when c
 
 /* ---- building ---- */
 
+/* Bytes for every string the unit info keeps (pool_add() writes them). */
 static size_t pool_bytes(const objrt_link *l)
 {
     size_t n = 32;                                    /* ".got", ".stubs", "COMMON" */
@@ -26,6 +27,11 @@ static size_t pool_bytes(const objrt_link *l)
         if (l->plan.items[i].kind == IT_COMMON)
             n += strlen(l->gsyms[l->plan.items[i].obj].name) + 1;
     return n;
+}
+
+static bool is_extra(const objrt_item *it)
+{
+    return it->kind == IT_GOT || it->kind == IT_STUBS || it->kind == IT_COMMON;
 }
 
 static const char *pool_add(char **at, const char *s, size_t len)
@@ -81,45 +87,48 @@ static void info_free(objrt_unitinfo *ui)
 {
     if (!ui)
         return;
-    for (size_t i = 0; ui->objs && i < ui->nobjs; i++)
-        objrt_gdbjit_free(ui->objs[i].jit);
+    objrt_gdbjit_release(ui);
     for (size_t i = 0; i < ui->ndeps; i++)
         free(ui->deps[i].symbol);
-    free(ui->pool);
-    free(ui->objs);
-    free(ui->extras);
+    free(ui->objs);                   /* one block: objects, extras, then the strings */
     free(ui->deps);
     free(ui);
 }
 
+static bool wanted(const objrt_obj *o) { return o->pulled && o->sec_placed; }
+
+/* The objects, the extras and their strings in one block; then the objects' images. */
 static int build(objrt_link *l, objrt_unitinfo *ui)
 {
-    ui->pool = malloc(pool_bytes(l));
-    ui->objs = calloc(l->nobjs + 1, sizeof *ui->objs);
-    ui->extras = calloc(l->plan.nitems + 1, sizeof *ui->extras);
-    uint32_t *obj_slot = calloc(l->nobjs + 1, sizeof *obj_slot);
-    if (!ui->pool || !ui->objs || !ui->extras || !obj_slot) {
+    size_t nobjs = 0, nextras = 0;
+    for (size_t m = 0; m < l->nobjs; m++)
+        nobjs += wanted(l->objs[m]);
+    for (size_t i = 0; i < l->plan.nitems; i++)
+        nextras += is_extra(&l->plan.items[i]);
+    size_t head = nobjs * sizeof *ui->objs + nextras * sizeof *ui->extras;
+    ui->objs = malloc(head + pool_bytes(l));      /* sizes bounded by the inputs' */
+    uint32_t *obj_slot = malloc((l->nobjs + 1) * sizeof *obj_slot);
+    if (!ui->objs || !obj_slot) {
         free(obj_slot);
         return objrt_fail(l->ctx, "out of memory");
     }
-    char *pool = ui->pool;
+    ui->extras = (objrt_info_extra *)(ui->objs + nobjs);
+    char *pool = (char *)ui->objs + head;
     for (size_t m = 0; m < l->nobjs; m++) {
         const objrt_obj *o = l->objs[m];
         obj_slot[m] = OBJRT_NONE;
-        if (!o->pulled || !o->sec_placed)
+        if (!wanted(o))
             continue;
         objrt_info_obj *d = &ui->objs[ui->nobjs];
         name_object(&pool, d, o->name);
-        if (!(d->jit = objrt_gdbjit_image(l, o))) {
-            free(obj_slot);
-            return objrt_fail(l->ctx, "out of memory (symbol image of %s)", o->name);
-        }
+        d->jit = NULL;
         obj_slot[m] = (uint32_t)ui->nobjs++;
     }
     ui->name = ui->nobjs ? ui->objs[0].object : pool_add(&pool, "(empty)", 7);
     add_extras(l, ui, &pool, obj_slot);
+    int rc = objrt_gdbjit_build(l, ui, obj_slot);
     free(obj_slot);
-    return 0;
+    return rc;
 }
 
 int objrt_unitinfo_attach(objrt_link *l, objrt_unit *u)

@@ -17,7 +17,7 @@ typedef struct objrt_info_obj {
     const char *object;         /* "k.o" or "libk.a(m.o)": how messages name it */
     const char *file;           /* "k.o" or "libk.a" */
     const char *member;         /* "m.o", or NULL outside an archive */
-    struct objrt_jit_entry *jit;  /* its image (gdbjit.c), NULL when out of memory */
+    struct objrt_jit_entry *jit;  /* its image (gdbjit.c) */
 } objrt_info_obj;
 
 typedef struct objrt_info_extra {  /* GOT, stubs, or a COMMON symbol */
@@ -35,11 +35,11 @@ typedef struct objrt_unitinfo {
     struct objrt_unitinfo *next;        /* process registry (unitinfo.c) */
     objrt_unit *unit;
     const char *name;                   /* the unit's first object, for messages */
-    char *pool;                         /* the strings above and below */
-    objrt_info_obj *objs;
+    objrt_info_obj *objs;               /* one block: objs, extras, then their strings */
     size_t nobjs;
     objrt_info_extra *extras;
     size_t nextras;
+    void *jit_block;                    /* every object's image (gdbjit.c) */
     objrt_info_dep *deps;
     size_t ndeps;
     bool jit_registered;
@@ -54,12 +54,15 @@ int objrt_deps_collect(objrt_link *l, objrt_unitinfo *info);
 /* -1 with the error set when another loaded unit is bound to u (ctx->lock held). */
 int objrt_deps_check_unload(objrt_unit *u);
 
-/* gdbjit.c: the image of each object; registration with the GDB JIT interface. */
-struct objrt_jit_entry *objrt_gdbjit_image(const objrt_link *l, const objrt_obj *o);
+/* gdbjit.c: the images of a unit's objects, sized exactly and built in one block that
+ * info owns (jit_block): object m of the link gets info->objs[slot[m]].jit, unless
+ * slot[m] is OBJRT_NONE. They copy what they keep: the inputs may go once it returns.
+ * Release frees the block (after unregister); registration with the GDB JIT interface. */
+int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *info, const uint32_t *slot);
+void objrt_gdbjit_release(objrt_unitinfo *info);
 const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e);
 void objrt_gdbjit_register(objrt_unitinfo *info);
 void objrt_gdbjit_unregister(objrt_unitinfo *info);
-void objrt_gdbjit_free(struct objrt_jit_entry *e);
 
 /* unitinfo.c: the unit info holding addr, searched without locks (crash path), or NULL. */
 const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr_t addr);

@@ -28,6 +28,7 @@ if [ -z "$SAN" ]; then
         crash-abort-reported crash-none-when-fine crash-api-handler-install \
         crash-api-report-from-host-handler
     expect gdb-bt-function-and-line gdb-bt-clang-dwarf5 gdb-bt-negative-control-unregistered \
+        gdb-bt-unwind-tables-only gdb-bt-unwind-negative-control-unregistered \
         gdb-break-by-name-before-load gdb-info-symbol gdb-break-negative-control-unregistered \
         gdb-unit-gone-after-unload gdb-unit-present-while-loaded
 fi
@@ -133,6 +134,7 @@ expect_fail lto-not-bitcode "not an ELF object or ar archive" $OBJRT run "$FX/no
 # ---- crash report of objrt run --------------------------------------------------------
 [ "$SAN" = asan ] && exit 0     # ASan's own SEGV report is what an ASan build should show
 fixture crash -g -O0 && fixture kernel -g -O0
+fixture cfi -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -g0
 # shellcheck disable=SC2086
 timeout 60 $OBJRT run "$FX/crash.o" >"$TMP/crash.out" 2>"$TMP/crash.err"; rc=$?
 first=$(grep -m1 '^objrt: SIG' "$TMP/crash.err")
@@ -256,6 +258,23 @@ else
         pass "gdb-bt-negative-control-unregistered"
     else
         fail "gdb-bt-negative-control-unregistered: $(printf '%s\n' "$out" | grep '^#' | head -2 | tr '\n' ' ')"
+    fi
+
+    # No DWARF, no frame pointers: the callers are found through the image's .eh_frame
+    # (copied from the unit as relocated, without its relocations) or not at all.
+    out=$(gdb_run RUN bt -- "$B1" run "$FX/cfi.o")
+    if printf '%s\n' "$out" | grep -Eq '^#0 .* inner \(\)' &&
+       printf '%s\n' "$out" | grep -Eq '^#1 .* outer \(\)' &&
+       printf '%s\n' "$out" | grep -Eq '^#2 .* main \(\)'; then
+        pass "gdb-bt-unwind-tables-only"
+    else
+        fail "gdb-bt-unwind-tables-only: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
+    fi
+    out=$(OBJRT_GDB_JIT=0 gdb_run RUN bt -- "$B1" run "$FX/cfi.o")
+    if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -Eq ' (outer|main) \(\)'; then
+        pass "gdb-bt-unwind-negative-control-unregistered"
+    else
+        fail "gdb-bt-unwind-negative-control-unregistered: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
     fi
 
     L=$(line_of kernel.c 'return 2 * x;')
