@@ -19,6 +19,9 @@
 #                the first dlopen of a fresh process, sampled over SAMPLES processes
 #   objrt run    link_us of `objrt run --stats` in SAMPLES fresh processes (same inputs
 #                plus a one-function entry object), the CLI analogue of the fresh dlopen
+#   objrt cold   the link of `objrt_link -r 1` in SAMPLES new processes: the first link of a
+#                process, its files read before the timer; with the fresh run it splits the
+#                first-load overhead into reading the files and the new process's own costs
 #   objrt cycle  mean time of one load+unload over up to CYCLES (default 1000) back-to-back
 #                cycles in one process (objrt_link -y), against the warm link median
 # Every harness calls into the linked code afterwards (check.c) to prove it works.
@@ -134,6 +137,7 @@ SFMT='%-7s %6s %7s %11s %15s %15s %13s %15s %11s %6s %6s %11s %6s %6s %6s %8s %8
 sums=()
 targets=()
 perrel_warm=()
+splits=()
 # bench_set NAME ARCHIVE|DIR SONAME|- CHECK [optional]: ARCHIVE is extracted; a DIR's *.o
 # are used. A missing optional input is skipped with a note instead of failing the run.
 bench_set() {
@@ -233,6 +237,18 @@ bench_set() {
         done
         [ -n "$samples" ] && read -r cli_min cli_med <<<"$(minmed <<<"$(printf '%s' "$samples" | sed '/^$/d')")"
     fi
+    # The first link of a new process with the files already in memory (objrt_link -r 1):
+    # splits the first-load overhead into reading the files (fresh - cold) and what a new
+    # process pays for the link itself (cold - warm: cold caches, first-touch faults).
+    local cold_min=n/a cold_med=n/a
+    if [ "$have_objrt" = 1 ]; then
+        samples=$(for k in $(seq "$SAMPLES"); do
+            "$W/objrt_link" -r 1 -c none "${objs[@]}" 2>/dev/null | sed -n 's/^objrt link reps=1 min_us=\([^ ]*\) .*/\1/p'; done)
+        [ -n "$samples" ] && read -r cold_min cold_med <<<"$(minmed <<<"$samples")"
+    fi
+    splits+=("$(printf '%-7s first-load median %s ms = reading the files %s + first link of a process %s (cold %s, warm %s)' \
+        "$set" "$(diffms "$cli_med" "$o_med")" "$(diffms "$cli_med" "$cold_med")" "$(diffms "$cold_med" "$o_med")" \
+        "$(ms "$cold_med")" "$(ms "$o_med")")")
 
     rows+=("$(printf "$FMT" "$set" "$n_obj" "$n_rel" \
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" \
@@ -325,4 +341,7 @@ if [ ${#perrel_warm[@]} -gt 1 ]; then
               lo, los, hi, his, hi / lo, hi / lo <= 1.5 ? "met" : "NOT met" }'
 fi
 for t in "${targets[@]}"; do printf '%s\n' "$t"; done
+echo "Where the first-load overhead goes (fresh = objrt run; cold = objrt_link -r 1 in a new process,"
+echo "the files read before its timer; medians of $SAMPLES processes each):"
+for t in "${splits[@]}"; do printf '%s\n' "$t"; done
 exit $status
