@@ -28,7 +28,8 @@ if [ -z "$SAN" ]; then
         crash-abort-reported crash-none-when-fine crash-api-handler-install \
         crash-api-report-from-host-handler
     expect gdb-bt-function-and-line gdb-bt-clang-dwarf5 gdb-bt-negative-control-unregistered \
-        gdb-bt-unwind-tables-only gdb-bt-unwind-negative-control-unregistered \
+        gdb-bt-unwind-tables-only gdb-bt-unwind-tables-only-clang \
+        gdb-bt-unwind-negative-control-unregistered \
         gdb-break-by-name-before-load gdb-info-symbol gdb-break-negative-control-unregistered \
         gdb-unit-gone-after-unload gdb-unit-present-while-loaded
 fi
@@ -269,6 +270,17 @@ else
         pass "gdb-bt-unwind-tables-only"
     else
         fail "gdb-bt-unwind-tables-only: $(printf '%s\n' "$out" | grep '^#' | head -3 | tr '\n' ' ')"
+    fi
+    # clang's object: one string table for section and symbol names, an .llvm_addrsig.
+    if $CLANG -O2 -fomit-frame-pointer -g0 -c "$SRC/fixtures/cfi.c" -o "$FX/cfi-clang.o"; then
+        out=$(gdb_run RUN bt 'info symbol $pc' -- "$B1" run "$FX/cfi-clang.o")
+        if printf '%s\n' "$out" | grep -Eq '^#1 .* outer \(\)' &&
+           printf '%s\n' "$out" | grep -Eq '^#2 .* main \(\)' &&
+           printf '%s\n' "$out" | grep -Eq '^inner \+ [0-9]+ in section \.text'; then
+            pass "gdb-bt-unwind-tables-only-clang"
+        else
+            fail "gdb-bt-unwind-tables-only-clang: $(printf '%s\n' "$out" | grep -E '^#|section' | head -4 | tr '\n' ' ')"
+        fi
     fi
     out=$(OBJRT_GDB_JIT=0 gdb_run RUN bt -- "$B1" run "$FX/cfi.o")
     if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -Eq ' (outer|main) \(\)'; then
