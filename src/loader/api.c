@@ -37,8 +37,8 @@ void objrt_free(objrt_ctx *ctx)
     for (size_t i = 0; i < ctx->nlibs; i++)
         dlclose(ctx->libs[i]);
     free(ctx->libs);
-    for (size_t i = 0; i < ctx->defined.cap; i++)
-        free((char *)ctx->defined.keys[i]);         /* names were strdup()ed */
+    for (size_t i = 0; i < ctx->defined.n; i++)
+        free((char *)ctx->defined.ents[i].key.s);   /* names were strdup()ed */
     objrt_strmap_free(&ctx->defined);
     free(ctx->defined_addr);
     objrt_arena_release(ctx);                       /* empty now: every unit is gone */
@@ -171,7 +171,8 @@ void *objrt_sym(objrt_ctx *ctx, const char *name)
     if (!ctx || !name)
         return NULL;
     pthread_mutex_lock(&ctx->lock);
-    void *p = objrt_sym_loaded(ctx, name);
+    objrt_strkey k = objrt_strkey_of(name);
+    void *p = objrt_sym_loaded(ctx, &k);
     if (!p)
         objrt_fail(ctx, "undefined symbol: %s", name);
     pthread_mutex_unlock(&ctx->lock);

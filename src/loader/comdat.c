@@ -48,9 +48,9 @@ int objrt_comdat_enter(objrt_link *l, objrt_obj *o)
         if (s->sh_type != SHT_GROUP || !(*(const uint32_t *)(o->data + s->sh_offset) & GRP_COMDAT))
             continue;
         /* each group gets its own id, so a second group of one object is a duplicate too */
-        uint32_t id = (uint32_t)l->comdat_kept.n, hash;
-        uint32_t kept = objrt_strmap_intern(&l->comdat_kept, objrt_sym_name(o, s->sh_info), id,
-                                            &hash);
+        uint32_t id = (uint32_t)l->comdat_kept.n;
+        objrt_strkey k = objrt_strkey_of(objrt_sym_name(o, s->sh_info));
+        uint32_t kept = objrt_strmap_intern(&l->comdat_kept, &k, id);
         if (kept == OBJRT_NONE)
             return objrt_fail(l->ctx, "out of memory");
         if (kept != id && drop_group(l, o, g))

@@ -43,11 +43,10 @@ static int layout(const objrt_unit *u, image *m)
 {
     m->nsym = 1;
     m->strsz = 1;
-    for (size_t i = 0; i < u->syms.cap; i++)
-        if (u->syms.keys && u->syms.keys[i]) {
-            m->nsym++;
-            m->strsz += strlen(u->syms.keys[i]) + 1;
-        }
+    for (size_t i = 0; i < u->syms.n; i++) {
+        m->nsym++;
+        m->strsz += u->syms.ents[i].key.len + 1;
+    }
     if (m->nsym > UINT32_MAX / 8)
         return -1;
     m->nbucket = m->nsym / 2 + 1;
@@ -67,16 +66,15 @@ static void fill(const objrt_unit *u, image *m)
     hash[0] = (uint32_t)m->nbucket;
     hash[1] = (uint32_t)m->nsym;
     size_t k = 1, name = 1;
-    for (size_t i = 0; i < u->syms.cap; i++) {
-        const char *n = u->syms.keys ? u->syms.keys[i] : NULL;
-        if (!n)
-            continue;
-        uint64_t addr = u->addrs[u->syms.vals[i]];
+    for (size_t i = 0; i < u->syms.n; i++) {
+        const char *n = u->syms.ents[i].key.s;
+        uint32_t v = u->syms.ents[i].val;
+        uint64_t addr = u->addrs[v];
         Elf64_Sym s = { .st_name = (Elf64_Word)name, .st_value = addr, .st_shndx = SHN_ABS,
-                        .st_size = u->room[u->syms.vals[i]],
+                        .st_size = u->room[v],
                         .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE) };
         memcpy(m->buf + m->sym + k * sizeof s, &s, sizeof s);
-        size_t len = strlen(n) + 1;
+        size_t len = u->syms.ents[i].key.len + 1;
         memcpy(m->buf + m->str + name, n, len);
         name += len;
         uint32_t b = sysv_hash(n) % (uint32_t)m->nbucket;

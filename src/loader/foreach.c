@@ -7,9 +7,10 @@ int objrt_unit_foreach_sym(objrt_unit *u, objrt_sym_visitor fn, void *data)
         return -1;
     int rc = 0;
     pthread_mutex_lock(&u->ctx->lock);
-    for (size_t i = 0; i < u->syms.cap && rc == 0; i++)
-        if (u->syms.keys && u->syms.keys[i])
-            rc = fn(data, u->syms.keys[i], (void *)(uintptr_t)u->addrs[u->syms.vals[i]]);
+    for (size_t i = 0; i < u->syms.n && rc == 0; i++) {
+        const objrt_strent *e = &u->syms.ents[i];
+        rc = fn(data, e->key.s, (void *)(uintptr_t)u->addrs[e->val]);
+    }
     pthread_mutex_unlock(&u->ctx->lock);
     return rc;
 }

@@ -10,8 +10,9 @@
  * it where someone may study a long-running program to reverse engineer its random state
  * and craft colliding inputs, which is a host loading objects - and PEP 456 chose SipHash
  * because only a cryptographic function keeps the key from being extracted. So the costs
- * cut are around it: the keyed state is made once, and a name is hashed once per link
- * (objrt_strmap_intern returns the hash; *_hashed reuse it). */
+ * cut are around it: the keyed state is made once, a name is hashed once per link (its
+ * objrt_strkey carries length and hash to every map), and a probe compares the stored
+ * hash and length before it reads a name's bytes. */
 #include "loader/hashmap.h"
 
 #include <pthread.h>
@@ -84,28 +85,34 @@ SIP_INLINE uint64_t sip_final(sip *s, uint64_t last)
     return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
 }
 
-static uint32_t hash_str(const char *str)
+#define load64 objrt_load64
+#define load32 objrt_load32
+
+/* SipHash's last block: the len % 8 bytes after the last whole word, little-endian, with
+ * len in the top byte. The bytes are read with loads that stay inside s[0, len): one
+ * overlapping 8-byte load when the name has a whole word, else two 4-byte or three 1-byte
+ * loads that may overlap (no per-byte loop or jump table). */
+static inline uint64_t last_block(const char *s, size_t len)
+{
+    uint64_t m = (uint64_t)len << 56;
+    size_t rem = len & 7;
+    if (!rem)
+        return m;
+    if (len >= 8)
+        return m | load64(s + len - 8) >> (64 - 8 * rem);
+    if (rem >= 4)
+        return m | load32(s) | (uint64_t)load32(s + rem - 4) << (8 * (rem - 4));
+    const uint8_t *t = (const uint8_t *)s;
+    return m | t[0] | (uint64_t)t[rem / 2] << (8 * (rem / 2)) | (uint64_t)t[rem - 1] << (8 * (rem - 1));
+}
+
+static uint64_t hash_bytes(const char *str, size_t len)
 {
     sip s = sip_init();
-    size_t len = strlen(str), i = 0;
-    uint64_t m;
-    for (; i + 8 <= len; i += 8) {
-        memcpy(&m, str + i, 8);     /* little-endian words, as the reference */
-        sip_word(&s, m);
-    }
-    m = (uint64_t)len << 56;
-    const uint8_t *t = (const uint8_t *)str + i;
-    switch (len - i) {              /* the last 0..7 bytes, without a loop */
-    case 7: m |= (uint64_t)t[6] << 48; /* fall through */
-    case 6: m |= (uint64_t)t[5] << 40; /* fall through */
-    case 5: m |= (uint64_t)t[4] << 32; /* fall through */
-    case 4: { uint32_t w; memcpy(&w, t, 4); m |= w; break; }
-    case 3: m |= (uint64_t)t[2] << 16; /* fall through */
-    case 2: m |= (uint64_t)t[1] << 8;  /* fall through */
-    case 1: m |= t[0]; break;
-    default: break;
-    }
-    return (uint32_t)sip_final(&s, m);
+    const char *end = str + (len & ~(size_t)7);
+    for (const char *p = str; p < end; p += 8)
+        sip_word(&s, load64(p));    /* little-endian words, as the reference */
+    return sip_final(&s, last_block(str, len));
 }
 
 static uint64_t hash_key(uint64_t id, int64_t addend)
@@ -116,54 +123,103 @@ static uint64_t hash_key(uint64_t id, int64_t addend)
     return sip_final(&s, (uint64_t)16 << 56);
 }
 
-uint32_t objrt_strmap_hash(const char *key)
+objrt_strkey objrt_strkey_len(const char *s, size_t len)
 {
-    return hash_str(key);
+    return (objrt_strkey){ s, len, hash_bytes(s, len) };
+}
+
+objrt_strkey objrt_strkey_of(const char *s)
+{
+    return objrt_strkey_len(s, strlen(s));
+}
+
+#define NO_SLOT UINT64_MAX
+
+static inline uint64_t slot_of(uint64_t hash, uint32_t ent)
+{
+    return (hash & 0xffffffff00000000ull) | ent;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static inline size_t probe(const objrt_strmap *m, const objrt_strkey *k)
+{
+    size_t mask = m->cap - 1;
+    uint64_t tag = k->hash & 0xffffffff00000000ull;
+    for (size_t i = k->hash & mask;; i = (i + 1) & mask) {
+        uint64_t s = m->slots[i];
+        if (s == NO_SLOT)
+            return i;
+        if ((s & 0xffffffff00000000ull) == tag) {
+            const objrt_strkey *e = &m->ents[(uint32_t)s].key;
+            if (e->hash == k->hash && e->len == k->len && objrt_same_bytes(e->s, k->s, k->len))
+                return i;
+        }
+    }
+}
+
+uint32_t objrt_strmap_find(const objrt_strmap *m, const objrt_strkey *key)
+{
+    if (!m->cap)
+        return EMPTY;
+    uint64_t s = m->slots[probe(m, key)];
+    return s == NO_SLOT ? EMPTY : m->ents[(uint32_t)s].val;
 }
 
 uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key)
 {
-    return m->cap ? objrt_strmap_get_hashed(m, key, hash_str(key)) : EMPTY;
-}
-
-uint32_t objrt_strmap_get_hashed(const objrt_strmap *m, const char *key, uint32_t h)
-{
     if (!m->cap)
         return EMPTY;
-    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->keys[i])
-            return EMPTY;
-        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0)
-            return m->vals[i];
-    }
+    objrt_strkey k = objrt_strkey_of(key);
+    return objrt_strmap_find(m, &k);
 }
 
-static void strmap_insert(objrt_strmap *m, const char *key, uint32_t h, uint32_t val)
+/* A table of cap slots (a power of two) for the map's entries; the entries stay. */
+static int strmap_rehash(objrt_strmap *m, size_t cap)
 {
-    size_t i = h & (m->cap - 1);
-    while (m->keys[i] && !(m->hashes[i] == h && strcmp(m->keys[i], key) == 0))
-        i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i])
-        m->n++;
-    m->keys[i] = key;
-    m->hashes[i] = h;
-    m->vals[i] = val;
+    uint64_t *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, cap * sizeof *slots);
+    for (size_t e = 0; e < m->n; e++) {
+        size_t i = m->ents[e].key.hash & (cap - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (cap - 1);
+        slots[i] = slot_of(m->ents[e].key.hash, (uint32_t)e);
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    return 0;
 }
 
+static int strmap_reserve_ents(objrt_strmap *m, size_t n)
+{
+    if (n <= m->capents)
+        return 0;
+    size_t cap = m->capents ? m->capents : 32;
+    while (cap < n)
+        cap *= 2;
+    objrt_strent *v = realloc(m->ents, cap * sizeof *v);
+    if (!v)
+        return -1;
+    m->ents = v;
+    m->capents = cap;
+    return 0;
+}
+
+/* Room for one more key: the slots at most half full, the entry indices below NO_SLOT's. */
 static int strmap_grow(objrt_strmap *m)
 {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    objrt_strmap g = { calloc(cap, sizeof(char *)), malloc(cap * 4), malloc(cap * 4), cap, 0 };
-    if (!g.keys || !g.vals || !g.hashes) {
-        objrt_strmap_free(&g);
+    if (m->n >= UINT32_MAX - 1)
         return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            strmap_insert(&g, m->keys[i], m->hashes[i], m->vals[i]);
-    objrt_strmap_free(m);
-    *m = g;
-    return 0;
+    if ((m->n + 1) * 2 > m->cap && strmap_rehash(m, m->cap ? m->cap * 2 : 64))
+        return -1;
+    return strmap_reserve_ents(m, m->n + 1);
+}
+
+static inline int strmap_room(objrt_strmap *m)
+{
+    return (m->n + 1) * 2 > m->cap || m->n >= m->capents ? strmap_grow(m) : 0;
 }
 
 int objrt_strmap_reserve(objrt_strmap *m, size_t n)
@@ -171,57 +227,73 @@ int objrt_strmap_reserve(objrt_strmap *m, size_t n)
     if (m->n)
         return 0;
     size_t cap = 64;
-    while (cap < (n + 1) * 2) {               /* the load bound strmap_put keeps */
+    while (cap < (n + 1) * 2) {               /* the load bound strmap_room keeps */
         if (cap > SIZE_MAX / 32)
             return -1;
         cap *= 2;
     }
-    if (cap <= m->cap)
-        return 0;
-    objrt_strmap g = { calloc(cap, sizeof(char *)), malloc(cap * 4), malloc(cap * 4), cap, 0 };
-    if (!g.keys || !g.vals || !g.hashes) {
-        objrt_strmap_free(&g);
+    if (cap > m->cap && strmap_rehash(m, cap))
         return -1;
-    }
-    objrt_strmap_free(m);
-    *m = g;
+    return strmap_reserve_ents(m, n);
+}
+
+static uint32_t strmap_add(objrt_strmap *m, size_t i, const objrt_strkey *key, uint32_t val)
+{
+    m->ents[m->n] = (objrt_strent){ *key, val };
+    m->slots[i] = slot_of(key->hash, (uint32_t)m->n++);
+    return val;
+}
+
+int objrt_strmap_put_key(objrt_strmap *m, const objrt_strkey *key, uint32_t val)
+{
+    if (strmap_room(m))
+        return -1;
+    size_t i = probe(m, key);
+    if (m->slots[i] == NO_SLOT)
+        strmap_add(m, i, key, val);
+    else
+        m->ents[(uint32_t)m->slots[i]].val = val;
     return 0;
 }
 
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val)
 {
-    return objrt_strmap_put_hashed(m, key, hash_str(key), val);
+    objrt_strkey k = objrt_strkey_of(key);
+    return objrt_strmap_put_key(m, &k, val);
 }
 
-int objrt_strmap_put_hashed(objrt_strmap *m, const char *key, uint32_t hash, uint32_t val)
+uint32_t objrt_strmap_intern(objrt_strmap *m, const objrt_strkey *key, uint32_t val)
 {
-    if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
-        return -1;
-    strmap_insert(m, key, hash, val);
-    return 0;
-}
-
-uint32_t objrt_strmap_intern(objrt_strmap *m, const char *key, uint32_t val, uint32_t *hash)
-{
-    if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
+    if (strmap_room(m))
         return EMPTY;
-    uint32_t h = *hash = hash_str(key);
-    size_t i = h & (m->cap - 1);
-    for (; m->keys[i]; i = (i + 1) & (m->cap - 1))
-        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0)
-            return m->vals[i];
-    m->keys[i] = key;
-    m->hashes[i] = h;
-    m->vals[i] = val;
-    m->n++;
-    return val;
+    size_t i = probe(m, key);
+    return m->slots[i] == NO_SLOT ? strmap_add(m, i, key, val) : m->ents[(uint32_t)m->slots[i]].val;
 }
 
 void objrt_strmap_free(objrt_strmap *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->hashes);
+    free(m->slots);
+    free(m->ents);
+    memset(m, 0, sizeof *m);
+}
+
+int objrt_strmemo_init(objrt_strmemo *m, size_t n)
+{
+    if (m->slots)
+        return 0;
+    unsigned bits = 6;
+    while (bits < 30 && ((size_t)1 << bits) < n * 2)
+        bits++;
+    if (!(m->slots = malloc(sizeof *m->slots << bits)))
+        return -1;
+    memset(m->slots, 0xff, sizeof *m->slots << bits);
+    m->shift = 64 - bits;
+    return 0;
+}
+
+void objrt_strmemo_free(objrt_strmemo *m)
+{
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 

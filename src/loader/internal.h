@@ -133,7 +133,8 @@ enum objrt_gstate {
 
 typedef struct objrt_gsym {
     const char *name;
-    uint32_t hash;              /* of name, reused when the unit's table is built */
+    size_t len;                 /* strlen(name) */
+    uint64_t hash;              /* of name, reused by the archive index and the unit's table */
     uint32_t obj, sym;          /* defining (or first referencing) object and symbol */
     uint8_t state;
     uint8_t bind;               /* binding of the definition */
@@ -253,6 +254,7 @@ typedef struct objrt_link {
     objrt_gsym *gsyms;
     size_t ngsyms, capgsyms;
     objrt_strmap gmap;          /* name -> gsym index */
+    objrt_strmemo gmemo;        /* in front of gmap (symbols.c) */
     objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
     void *symmem;               /* every pulled object's symf and symv (symbols.c) */
     objrt_plan plan;
@@ -445,9 +447,26 @@ static inline bool objrt_unit_holds(const objrt_unit *u, uint64_t addr)
 void *objrt_grow(objrt_ctx *ctx, void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* ---- the symbol model (symbols.c): what every stage asks about a symbol ---- */
-/* The global symbol `name`, entered as G_UNDEF (first seen in obj, sym) if new; OBJRT_NONE
- * with the error recorded when out of memory. */
-uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym);
+/* objrt_sym_intern when the memo missed (memo: the name's memo set or NULL). */
+uint32_t objrt_sym_intern_slow(objrt_link *l, const char *name, size_t len, uint32_t obj,
+                               uint32_t sym, uint32_t *memo);
+/* The global symbol `name` (len bytes), entered as G_UNDEF (first seen in obj, sym) if new;
+ * OBJRT_NONE with the error recorded when out of memory. Inline: every global symbol of
+ * every object comes here, and most names were entered by an earlier object (the memo). */
+static inline uint32_t objrt_sym_intern(objrt_link *l, const char *name, size_t len,
+                                        uint32_t obj, uint32_t sym)
+{
+    uint32_t *memo = objrt_strmemo_set(&l->gmemo, name, len);
+    for (int w = 0; memo && w < OBJRT_STRMEMO_WAYS; w++) {
+        uint32_t g = memo[w];
+        if (g != OBJRT_NONE && l->gsyms[g].len == len &&
+            objrt_same_bytes(l->gsyms[g].name, name, len))
+            return g;                       /* seen before: no hash */
+    }
+    return objrt_sym_intern_slow(l, name, len, obj, sym, memo);
+}
+/* Room for n global symbols without growing (0, or -1 with the error recorded). */
+int objrt_sym_reserve(objrt_link *l, size_t n);
 /* The global behind symbol `symidx` of o, or NULL for a local symbol. */
 static inline objrt_gsym *objrt_sym_global(const objrt_link *l, const objrt_obj *o,
                                            size_t symidx)
@@ -566,10 +585,16 @@ bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx
 /* The identity of a GOT slot or stub target, and the address it stands for. */
 objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend);
 uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k);
-/* Loaded units of ctx (newest first), then objrt_define()d names: what objrt_sym() sees. */
-void *objrt_sym_loaded(objrt_ctx *ctx, const char *name);
+/* Loaded units of ctx (newest first), then objrt_define()d names: what objrt_sym() sees.
+ * The name comes with its hash (objrt_strkey_of, or a global symbol's own). */
+void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name);
 /* Every place outside the unit, in the documented order (objrt.h). ctx->lock held. */
-void *objrt_lookup_external(objrt_ctx *ctx, const char *name);
+void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *name);
+/* A global symbol's name as a map key: its hash was made when it was entered. */
+static inline objrt_strkey objrt_gsym_key(const objrt_gsym *g)
+{
+    return (objrt_strkey){ g->name, g->len, g->hash };
+}
 /* libgcc_s.so.1, opened once (RTLD_LOCAL), or NULL when the system lacks it. */
 void *objrt_libgcc_s(void);
 /* Functions objrt supplies that a static link takes from libc_nonshared (builtins.c). */
@@ -622,7 +647,7 @@ void objrt_registry_remove(objrt_unit *u);
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
 bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
 void *objrt_unit_lookup(const objrt_unit *u, const char *name);
-void *objrt_units_lookup(objrt_ctx *ctx, const char *name);
+void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
 void *objrt_dso_handle_of(const void *pc);
 
 void objrt_obj_free(objrt_obj *o);

@@ -17,7 +17,8 @@ int objrt_interpose(objrt_link *l)
         objrt_gsym *s = &l->gsyms[g];
         if (!(s->state == G_COMMON || (s->state == G_DEF && s->bind == STB_WEAK)))
             continue;
-        void *p = objrt_sym_loaded(l->ctx, s->name);   /* what objrt_sym() would find */
+        objrt_strkey k = objrt_gsym_key(s);
+        void *p = objrt_sym_loaded(l->ctx, &k);         /* what objrt_sym() would find */
         if (!p)
             continue;
         s->state = G_EXTERNAL;

@@ -39,6 +39,7 @@ void objrt_link_release(objrt_link *l)
     free(l->gsyms);
     free(l->symmem);
     objrt_strmap_free(&l->gmap);
+    objrt_strmemo_free(&l->gmemo);
     objrt_strmap_free(&l->archive_index);
     objrt_strmap_free(&l->comdat_kept);
     objrt_tls_release(&l->tls);

@@ -63,13 +63,12 @@ void *objrt_unit_lookup(const objrt_unit *u, const char *name)
 
 /* The name is hashed once for all the context's units (a JIT session keeps many loaded),
  * not once per unit's table. */
-void *objrt_units_lookup(objrt_ctx *ctx, const char *name)
+void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name)
 {
     void *p = NULL;
-    uint32_t hash = objrt_strmap_hash(name);
     pthread_mutex_lock(&lock);
     for (const objrt_unit *u = newest; u && !p; u = u->next) {
-        uint32_t i = u->ctx == ctx ? objrt_strmap_get_hashed(&u->syms, name, hash) : OBJRT_NONE;
+        uint32_t i = u->ctx == ctx ? objrt_strmap_find(&u->syms, name) : OBJRT_NONE;
         if (i != OBJRT_NONE)
             p = (void *)(uintptr_t)u->addrs[i];
     }

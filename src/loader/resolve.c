@@ -27,8 +27,9 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
     const Elf64_Sym *s = &o->syms[i];
     uint8_t bind = ELF64_ST_BIND(s->st_info);
     bool common = objrt_sym_shndx(o, i) == SEC_COMMON;
-    objrt_gsym def = { .name = g->name, .hash = g->hash, .obj = o->index, .sym = i, .bind = bind,
-                       .state = common ? G_COMMON : G_DEF, .strong_ref = g->strong_ref };
+    objrt_gsym def = { .name = g->name, .len = g->len, .hash = g->hash, .obj = o->index, .sym = i,
+                       .bind = bind, .state = common ? G_COMMON : G_DEF,
+                       .strong_ref = g->strong_ref };
     if (common) {
         def.common_size = s->st_size;
         def.common_align = s->st_value;
@@ -74,7 +75,7 @@ static int enter_object(objrt_link *l, objrt_obj *o)
         const char *name = o->str + s->st_name;
         if (!*name)
             return objrt_fail(l->ctx, "%s: global symbol %u has no name", o->name, i);
-        uint32_t g = objrt_sym_intern(l, name, o->index, i);
+        uint32_t g = objrt_sym_intern(l, name, strlen(name), o->index, i);
         if (g == OBJRT_NONE)
             return -1;
         o->gsym[k] = g;
@@ -104,11 +105,11 @@ static int index_archive_members(objrt_link *l)
             continue;
         for (size_t i = o->first_global; i < o->nsyms; i++) {
             const char *name = o->str + o->syms[i].st_name;
-            uint32_t hash;
             if (objrt_sym_shndx(o, i) == SEC_UNDEF || !*name)
                 continue;
             /* the first member defining a name keeps it: one probe finds or enters it */
-            if (objrt_strmap_intern(&l->archive_index, name, (uint32_t)m, &hash) == OBJRT_NONE)
+            objrt_strkey k = objrt_strkey_of(name);
+            if (objrt_strmap_intern(&l->archive_index, &k, (uint32_t)m) == OBJRT_NONE)
                 return objrt_fail(l->ctx, "out of memory");
         }
     }
@@ -124,8 +125,8 @@ static int pull_members(objrt_link *l)
         for (size_t g = 0; g < l->ngsyms; g++) {
             if (l->gsyms[g].state != G_UNDEF || !l->gsyms[g].strong_ref)
                 continue;
-            uint32_t m = objrt_strmap_get_hashed(&l->archive_index, l->gsyms[g].name,
-                                                 l->gsyms[g].hash);   /* hashed once, at entry */
+            objrt_strkey k = objrt_gsym_key(&l->gsyms[g]);  /* hashed once, at entry */
+            uint32_t m = objrt_strmap_find(&l->archive_index, &k);
             if (m == OBJRT_NONE || l->objs[m]->pulled)
                 continue;
             l->objs[m]->pulled = true;
@@ -186,6 +187,8 @@ static bool unit_has_section(const objrt_link *l, const char *name)
  * and the unit has such a section (plan.c keeps those sections together). */
 static bool bind_special(const objrt_link *l, objrt_gsym *g)
 {
+    if (g->name[0] != '_')                  /* none of them: most undefined names */
+        return false;
     const char *sec = strncmp(g->name, "__start_", 8) == 0 ? g->name + 8
                     : strncmp(g->name, "__stop_", 7) == 0 ? g->name + 7 : NULL;
     if (strcmp(g->name, "_GLOBAL_OFFSET_TABLE_") == 0)
@@ -242,7 +245,8 @@ static int bind_outside(objrt_link *l, bool final)
             s->host_func = 0;
             continue;
         }
-        void *addr = objrt_lookup_external(l->ctx, s->name);
+        objrt_strkey k = objrt_gsym_key(s);
+        void *addr = objrt_lookup_external(l->ctx, &k);
         if (!addr && final)
             addr = objrt_outline_atomic(s->name);   /* AArch64, when libgcc.a is absent */
         if (!addr && s->strong_ref) {
@@ -295,9 +299,7 @@ static int reserve_globals(objrt_link *l)
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled)
             n += l->objs[m]->nsyms - l->objs[m]->first_global;
-    if (objrt_strmap_reserve(&l->gmap, n / 4))
-        return objrt_fail(l->ctx, "out of memory");
-    return 0;
+    return objrt_sym_reserve(l, n / 4);
 }
 
 int objrt_resolve(objrt_link *l)

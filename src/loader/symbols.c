@@ -16,18 +16,31 @@
 
 /* ---- the global symbol table of the unit being linked ---- */
 
-uint32_t objrt_sym_intern(objrt_link *l, const char *name, uint32_t obj, uint32_t sym)
+int objrt_sym_reserve(objrt_link *l, size_t n)
 {
-    if (l->ngsyms == l->capgsyms) {         /* once per doubling: every symbol comes here */
-        objrt_gsym *v = objrt_grow(l->ctx, l->gsyms, &l->capgsyms, l->ngsyms + 1, sizeof *v, 256);
+    if (n > l->capgsyms) {
+        objrt_gsym *v = objrt_grow(l->ctx, l->gsyms, &l->capgsyms, n, sizeof *v, 256);
         if (!v)
-            return OBJRT_NONE;
+            return -1;
         l->gsyms = v;
     }
-    uint32_t hash, g = objrt_strmap_intern(&l->gmap, name, (uint32_t)l->ngsyms, &hash);
+    if (objrt_strmap_reserve(&l->gmap, n) || objrt_strmemo_init(&l->gmemo, n))
+        return objrt_fail(l->ctx, "out of memory");
+    return 0;
+}
+
+uint32_t objrt_sym_intern_slow(objrt_link *l, const char *name, size_t len, uint32_t obj,
+                               uint32_t sym, uint32_t *memo)
+{
+    if (l->ngsyms == l->capgsyms && objrt_sym_reserve(l, l->ngsyms + 1))
+        return OBJRT_NONE;                  /* once per doubling */
+    objrt_strkey k = objrt_strkey_len(name, len);
+    uint32_t g = objrt_strmap_intern(&l->gmap, &k, (uint32_t)l->ngsyms);
+    if (memo && g != OBJRT_NONE)
+        objrt_strmemo_put(memo, g);
     if (g == l->ngsyms)
-        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .hash = hash, .obj = obj, .sym = sym,
-                                              .state = G_UNDEF };
+        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .len = len, .hash = k.hash,
+                                              .obj = obj, .sym = sym, .state = G_UNDEF };
     else if (g == OBJRT_NONE)
         objrt_fail(l->ctx, "out of memory");
     return g;
@@ -136,13 +149,13 @@ uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k)
 
 /* ---- names outside the unit ---- */
 
-static void *defined_lookup(objrt_ctx *ctx, const char *name)
+static void *defined_lookup(objrt_ctx *ctx, const objrt_strkey *name)
 {
-    uint32_t i = objrt_strmap_get(&ctx->defined, name);
+    uint32_t i = objrt_strmap_find(&ctx->defined, name);
     return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
 }
 
-void *objrt_sym_loaded(objrt_ctx *ctx, const char *name)
+void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name)
 {
     void *p = objrt_units_lookup(ctx, name);
     return p ? p : defined_lookup(ctx, name);
@@ -161,10 +174,11 @@ void *objrt_libgcc_s(void)
 /* The resolution order outside the unit (called with ctx->lock held). The compiler's
  * support library comes last: `cc` links it implicitly, and the host may not have loaded
  * it (AArch64 long double arithmetic calls __addtf3 and friends). */
-void *objrt_lookup_external(objrt_ctx *ctx, const char *name)
+void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *key)
 {
+    const char *name = key->s;
     void *p;
-    if ((p = objrt_sym_loaded(ctx, name)) || (p = objrt_builtin_lookup(name)) ||
+    if ((p = objrt_sym_loaded(ctx, key)) || (p = objrt_builtin_lookup(name)) ||
         (p = objrt_rt_lookup(name)) || (p = dlsym(RTLD_DEFAULT, name)))
         return p;
     for (size_t i = 0; i < ctx->nlibs; i++)

@@ -31,7 +31,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     size_t bytes = 0, count = 0;
     for (size_t g = 0; g < l->ngsyms; g++)
         if (l->gsyms[g].state == G_DEF || l->gsyms[g].state == G_COMMON) {
-            bytes += strlen(l->gsyms[g].name) + 1;
+            bytes += l->gsyms[g].len + 1;
             count++;
         }
     u->names = malloc(bytes ? bytes : 1);
@@ -48,13 +48,12 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
         if ((s->state != G_DEF && s->state != G_COMMON) ||
             objrt_sym_addr(l, l->objs[s->obj], s->sym, &addr, &fixed))
             continue;
-        size_t len = strlen(s->name) + 1;
-        memcpy(w, s->name, len);
+        memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
         u->room[n] = fixed ? 0 : symbol_room(l, s);
-        if (objrt_strmap_put_hashed(&u->syms, w, s->hash, n++))
+        if (objrt_strmap_put_key(&u->syms, &(objrt_strkey){ w, s->len, s->hash }, n++))
             return objrt_fail(l->ctx, "out of memory");
-        w += len;
+        w += s->len + 1;
     }
     return 0;
 }
