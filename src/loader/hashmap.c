@@ -10,9 +10,10 @@
  * it where someone may study a long-running program to reverse engineer its random state
  * and craft colliding inputs, which is a host loading objects - and PEP 456 chose SipHash
  * because only a cryptographic function keeps the key from being extracted. So the costs
- * cut are around it: the keyed state is made once, a name is hashed once per link (its
- * objrt_strkey carries length and hash to every map), and a probe compares the stored
- * hash and length before it reads a name's bytes. */
+ * cut are around it: the keyed state is made once, a name is hashed at most once per link
+ * (its objrt_strkey carries length and hash to every map; the global table's memo finds a
+ * name seen before without hashing it again), and a probe compares the stored hash and
+ * length before it reads a name's bytes. */
 #include "loader/hashmap.h"
 
 #include <pthread.h>
