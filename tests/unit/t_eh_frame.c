@@ -22,6 +22,16 @@
  *                                       longest FDE program of twocie.o: each loads
  *                                       exactly when the small DWARF decoder here accepts
  *                                       it, and a refusal names the instruction
+ *
+ * eh_frame.c checks the FDE almost every record is (its CIE the previous FDE's, "zR" with
+ * pcrel sdata4 pointers, no augmentation data) on a shorter path than the general one,
+ * which OBJRT_FULL_WALK=1 makes every FDE take (issue 13). Both must give one answer:
+ *   common-and-general-paths-agree      twocie.o with 600 random programs (as above) and
+ *                                       600 random bytes written into FDE headers (CIE
+ *                                       pointer, range, augmentation length): each loads
+ *                                       on both paths or is refused with the same error
+ *   common-and-general-paths-control    the comparison itself, given two different inputs
+ *                                       (one with an unknown opcode): it must see them differ
  */
 #include "t_common.h"
 #include <execinfo.h>
@@ -360,6 +370,106 @@ static int run_random_programs(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* ---- the common FDE path against the general one (OBJRT_FULL_WALK=1) ---- */
+
+/* "loaded" or the error of loading img (twocie.o's size) with OBJRT_FULL_WALK set or not. */
+static void outcome(const unsigned char *img, int full, char *out, size_t outlen)
+{
+    if (full) setenv("OBJRT_FULL_WALK", "1", 1); else unsetenv("OBJRT_FULL_WALK");
+    objrt_ctx *ctx = objrt_new();
+    objrt_options opt = { .no_constructors = 1 };
+    objrt_set_options(ctx, &opt);
+    objrt_unit *u = t_load_mem(ctx, "twocie.o", img, two_size);
+    snprintf(out, outlen, "%s", u ? "loaded" : objrt_error(ctx));
+    if (u) objrt_unload(u);
+    objrt_free(ctx);
+    unsetenv("OBJRT_FULL_WALK");
+}
+
+/* 1 when a (common path) and b (general path) give the same outcome; else the why. */
+static int same_outcome(const unsigned char *a, const unsigned char *b, const char *what,
+                        int *loaded, char *why, size_t whylen)
+{
+    char common[512], general[512];
+    outcome(a, 0, common, sizeof common);
+    outcome(b, 1, general, sizeof general);
+    if (strcmp(common, general) != 0) {
+        snprintf(why, whylen, "%s: common path: %.200s; general path: %.200s", what, common, general);
+        return 0;
+    }
+    *loaded += strcmp(common, "loaded") == 0;
+    return 1;
+}
+
+/* arg NULL: random programs and FDE header bytes, each compared on the two paths;
+ * else the control: the original against an unknown opcode must differ. */
+static int run_paths(void *arg, char *why, size_t whylen)
+{
+    unsigned char *img = t_copy(two, two_size);
+    size_t prog, len;
+    if (!longest_zr_fde(img, &prog, &len) || len < 24) {
+        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
+        free(img);
+        return 0;
+    }
+    int eh = t_find_section(img, ".eh_frame");
+    unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset, *p = s + prog;
+    size_t size = t_shdr(img, (unsigned)eh)->sh_size;
+    int ok = 1, loaded = 0, n = 0;
+    char what[160];
+    if (arg) {
+        unsigned char *bad = t_copy(two, two_size);
+        bad[t_shdr(img, (unsigned)eh)->sh_offset + prog] = 0x3f;   /* an unknown opcode */
+        ok = !same_outcome(img, bad, "control", &loaded, why, whylen);
+        if (ok) snprintf(why, whylen, "the comparison did not see an unknown opcode");
+        free(bad);
+        free(img);
+        return ok;
+    }
+    srand(1313);
+    for (int k = 0; k < 600 && ok; k++, n++) {          /* call-frame programs */
+        unsigned char buf[4096];
+        size_t m = 0, step;
+        gen_faults = k & 1;
+        if (gen_faults) {
+            while (m < len) m += gen_insn(buf + m);
+        } else {
+            while ((step = gen_insn(buf + m)) <= len - m) m += step;
+            memset(buf + m, 0, len - m);
+        }
+        memcpy(p, buf, len);
+        snprintf(what, sizeof what, "program %d", k);
+        ok = same_outcome(img, img, what, &loaded, why, whylen);
+    }
+    memcpy(img, two, two_size);
+    for (int k = 0; k < 600 && ok; k++, n++) {          /* one byte of an FDE's header */
+        size_t fdes[64], nf = 0;
+        for (size_t at = 0; at + 8 <= size && nf < 64;) {
+            uint32_t l, id;
+            memcpy(&l, s + at, 4);
+            memcpy(&id, s + at + 4, 4);
+            if (l == 0 || l > size - at - 4) break;
+            if (id != 0) fdes[nf++] = at;
+            at += 4 + (size_t)l;
+        }
+        if (!nf) { snprintf(why, whylen, "twocie.o has no FDE"); ok = 0; break; }
+        size_t f = fdes[rnd((unsigned)nf)], off = 4 + rnd(13);       /* id .. aug length */
+        unsigned char was = s[f + off], v = (unsigned char)(rnd(4) ? rnd(256) : rnd(3));
+        s[f + off] = v;
+        snprintf(what, sizeof what, "FDE at 0x%zx byte %zu := 0x%02x", f, off, v);
+        ok = same_outcome(img, img, what, &loaded, why, whylen);
+        s[f + off] = was;
+    }
+    if (ok && (loaded < 60 || n - loaded < 60)) {
+        snprintf(why, whylen, "unbalanced: %d of %d loaded", loaded, n);
+        ok = 0;
+    }
+    if (ok) printf("# common and general paths: %d inputs, %d loaded, the same answers\n", n, loaded);
+    fflush(stdout);
+    free(img);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o\n"); return 2; }
@@ -397,6 +507,8 @@ int main(int argc, char **argv)
     t_case("eh-frame-two-cies-control", run_two, NULL);
     t_case("eh-frame-two-cies-pointer-past-cached-cie", run_two, (void *)1);
     t_case("eh-frame-cfa-random-programs-match-reference", run_random_programs, NULL);
+    t_case("eh-frame-common-and-general-paths-agree", run_paths, NULL);
+    t_case("eh-frame-common-and-general-paths-control", run_paths, (void *)1);
     free(orig);
     free(two);
     return t_exit_status();
