@@ -404,15 +404,14 @@ static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
 }
 
 /* The FDE almost every record is, checked without the general path's steps: its CIE the
- * one the previous FDE used, with 'z' and PC-relative sdata4 pointers; augmentation data of
- * length 0; a range inside the unit's code. false for any other FDE and for any fault: the
+ * one the previous FDE used (at `cie_off`), with 'z' and PC-relative sdata4 pointers;
+ * augmentation data of length 0; a range inside the unit's code. false for any fault: the
  * general path then decides, and words the error. */
-static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c, uint64_t rec,
-                                                            uint32_t id, const uint8_t *end)
+static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c,
+                                                            const uint8_t *f,
+                                                            const uint8_t *end)
 {
-    const cie *k = c->last;
-    const uint8_t *f = c->sec + rec;
-    if (!k || !k->common || k->off != rec + 4 - id || end - f < 17 || f[16] != 0)
+    if (end - f < 17 || f[16] != 0)
         return false;
     int32_t b;
     uint32_t n;
@@ -422,27 +421,33 @@ static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c, u
     if (b != 0 && (begin < c->code_lo || begin > c->code_hi || n > c->code_hi - begin))
         return false;
     rd r = { f + 17, end };
-    return check_insns(&r, k->fde_enc);
+    return check_insns(&r, PE_PCREL | PE_SDATA4);
 }
 
 /* One placed .eh_frame item (its bytes, then the 4-byte terminator the plan added). The
  * record's offset stays in a local (c->rec is written for the general path and errors). */
 static int check_section(ehcheck *c)
 {
-    uint64_t size = c->it->size - 4, rec;
+    const uint8_t *sec = c->sec;
+    uint64_t size = c->it->size - 4, rec, cie_off = UINT64_MAX;    /* fde_common's CIE */
     for (rec = 0; rec + 4 <= size;) {
         uint32_t len, id;
-        memcpy(&len, c->sec + rec, 4);
+        memcpy(&len, sec + rec, 4);
         if (len == 0)
             return 0;                       /* the unwinder stops here */
-        c->rec = rec;
-        if (len < 4 || len > size - rec - 4)
+        if (len < 4 || len > size - rec - 4) {
+            c->rec = rec;
             return bad(c, "record length runs past the section");
-        memcpy(&id, c->sec + rec + 4, 4);
-        rd r = { c->sec + rec + 8, c->sec + rec + 4 + len };
-        if (!(id != 0 && !c->full && fde_common(c, rec, id, r.end)) &&
-            (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id)))
-            return -1;
+        }
+        memcpy(&id, sec + rec + 4, 4);
+        const uint8_t *end = sec + rec + 4 + len;
+        if (rec + 4 - id != cie_off || !fde_common(c, sec + rec, end)) {
+            rd r = { sec + rec + 8, end };
+            c->rec = rec;
+            if (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id))
+                return -1;
+            cie_off = !c->full && c->last && c->last->common ? c->last->off : UINT64_MAX;
+        }
         rec += 4 + (uint64_t)len;
     }
     c->rec = rec;
