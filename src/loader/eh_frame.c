@@ -441,7 +441,9 @@ static int check_section(ehcheck *c)
         }
         memcpy(&id, sec + rec + 4, 4);
         const uint8_t *end = sec + rec + 4 + len;
-        if (rec + 4 - id != cie_off || !fde_common(c, sec + rec, end)) {
+        /* id 0: a CIE; above rec + 4: a pointer out of the section, which wraps */
+        if (id == 0 || id > rec + 4 || rec + 4 - id != cie_off ||
+            !fde_common(c, sec + rec, end)) {
             rd r = { sec + rec + 8, end };
             c->rec = rec;
             if (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id))

@@ -479,6 +479,7 @@ int main(int argc, char **argv)
         { "control", CIE, 8, 1, 1, NULL },                 /* rewrites the version as it is */
         { "cie-pointer-outside-section", FDE, 4, 4, 0x7ffffff0, "CIE pointer" },
         { "cie-pointer-into-cie", FDE, 4, 4, 0, "CIE pointer" },   /* value set below */
+        { "cie-pointer-one-ahead", FDE, 4, 4, 0, "CIE pointer" },  /* value set below */
         { "cie-version-2", CIE, 8, 1, 2, "version" },
         { "augmentation-unknown-letter", CIE, 10, 1, 'X', "augmentation" },
         { "augmentation-no-z", CIE, 9, 1, 'R', "augmentation" },
@@ -490,13 +491,15 @@ int main(int argc, char **argv)
         { "cfa-operand-past-record", FDE_END, -1, 1, 0x0e, "instruction" },
         { "cfa-operand-into-terminator", LAST_END, -1, 1, 0x0e, "instruction" },
     };
-    /* the FDE's CIE pointer (at FDE+4) aimed 8 bytes into the CIE: FDE + 4 - 8 */
+    /* the FDE's CIE pointer (at FDE+4) aimed 8 bytes into the CIE: FDE + 4 - 8; or one
+     * byte past itself, whose offset (FDE + 4 - pointer) wraps below 0 */
     {
         unsigned char *img = malloc(orig_size);
         memcpy(img, orig, orig_size);
         char why[256];
         size_t fde = layout_ok(img, why, sizeof why);
         cases[2].value = (uint32_t)(fde + 4 - 8);
+        cases[3].value = (uint32_t)(fde + 4 + 1);   /* the byte after the pointer: wraps */
         free(img);
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
