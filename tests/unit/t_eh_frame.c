@@ -28,8 +28,9 @@
  * which OBJRT_FULL_WALK=1 makes every FDE take (issue 13). Both must give one answer:
  *   common-and-general-paths-agree      twocie.o with 600 random programs (as above) and
  *                                       600 random bytes written into FDE headers (CIE
- *                                       pointer, range, augmentation length): each loads
- *                                       on both paths or is refused with the same error
+ *                                       pointer, range, augmentation length), and every
+ *                                       FDE's CIE pointer moved by -8..8: each loads on
+ *                                       both paths or is refused with the same error
  *   common-and-general-paths-control    the comparison itself, given two different inputs
  *                                       (one with an unknown opcode): it must see them differ
  */
@@ -459,6 +460,20 @@ static int run_paths(void *arg, char *why, size_t whylen)
         snprintf(what, sizeof what, "FDE at 0x%zx byte %zu := 0x%02x", f, off, v);
         ok = same_outcome(img, img, what, &loaded, why, whylen);
         s[f + off] = was;
+    }
+    for (size_t at = 0; ok && at + 8 <= size;) {        /* every FDE's CIE pointer, +-8 */
+        uint32_t l, id;
+        memcpy(&l, s + at, 4);
+        memcpy(&id, s + at + 4, 4);
+        if (l == 0 || l > size - at - 4) break;
+        for (int d = -8; d <= 8 && ok && id != 0; d++, n++) {
+            uint32_t v = id + (uint32_t)d;
+            memcpy(s + at + 4, &v, 4);
+            snprintf(what, sizeof what, "FDE at 0x%zx CIE pointer %+d", at, d);
+            ok = same_outcome(img, img, what, &loaded, why, whylen);
+        }
+        memcpy(s + at + 4, &id, 4);
+        at += 4 + (size_t)l;
     }
     if (ok && (loaded < 60 || n - loaded < 60)) {
         snprintf(why, whylen, "unbalanced: %d of %d loaded", loaded, n);
