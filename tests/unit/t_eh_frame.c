@@ -318,16 +318,26 @@ static int longest_zr_fde(unsigned char *img, size_t *prog, size_t *len)
     return best > 0;
 }
 
+/* A copy of twocie.o and its longest zR FDE program, which the random cases overwrite;
+ * NULL (with why) when it has none of 24 bytes or more. */
+static unsigned char *copy_with_long_program(size_t *prog, size_t *len, char *why, size_t whylen)
+{
+    unsigned char *img = t_copy(two, two_size);
+    if (!longest_zr_fde(img, prog, len) || *len < 24) {
+        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
+        free(img);
+        return NULL;
+    }
+    return img;
+}
+
 static int run_random_programs(void *arg, char *why, size_t whylen)
 {
     (void)arg;
-    unsigned char *img = t_copy(two, two_size);
     size_t prog, len;
-    if (!longest_zr_fde(img, &prog, &len) || len < 24) {
-        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
-        free(img);
+    unsigned char *img = copy_with_long_program(&prog, &len, why, whylen);
+    if (!img)
         return 0;
-    }
     unsigned char *p = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset + prog;
     objrt_ctx *ctx = objrt_new();
     objrt_options opt = { .no_constructors = 1 };
@@ -406,13 +416,10 @@ static int same_outcome(const unsigned char *a, const unsigned char *b, const ch
  * else the control: the original against an unknown opcode must differ. */
 static int run_paths(void *arg, char *why, size_t whylen)
 {
-    unsigned char *img = t_copy(two, two_size);
     size_t prog, len;
-    if (!longest_zr_fde(img, &prog, &len) || len < 24) {
-        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
-        free(img);
+    unsigned char *img = copy_with_long_program(&prog, &len, why, whylen);
+    if (!img)
         return 0;
-    }
     int eh = t_find_section(img, ".eh_frame");
     unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset, *p = s + prog;
     size_t size = t_shdr(img, (unsigned)eh)->sh_size;
