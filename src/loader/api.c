@@ -32,6 +32,7 @@ void objrt_free(objrt_ctx *ctx)
         return;
     ctx->closing = true;                            /* no unit's pages are kept now */
     objrt_spares_release(ctx);
+    objrt_gdbjit_spare_release(ctx);
     for (objrt_unit *u; (u = objrt_registry_next(ctx, NULL));)
         objrt_unload(u);
     for (size_t i = 0; i < ctx->nlibs; i++)

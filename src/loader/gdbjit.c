@@ -151,9 +151,47 @@ static void fill_image(const objrt_link *l, const objrt_obj *o, const uint8_t *k
 #endif
 #define POPULATE_FROM ((size_t)64 << 10)
 
-static void *block_alloc(size_t size)
+/* One unloaded unit's block is kept by its context for the next load (at most
+ * JIT_SPARE_MAX; taken only for a size at least half of it, so a small unit does not pin
+ * a large one; what the next load does not take is freed at its end, as place.c does
+ * with reservations). Freeing it would leave the top of the heap free: glibc trims it
+ * and the next load faults it in again (the llvmlite JIT set: 21 faults and ~60 us per
+ * warm link). */
+#define JIT_SPARE_MAX ((size_t)64 << 20)
+
+static void *spare_take(objrt_ctx *ctx, size_t size)
 {
-    uint8_t *p = malloc(size);
+    objrt_spare *s = &ctx->jit_spare;
+    if (!s->base || s->size < size || s->size / 2 > size)
+        return NULL;
+    void *p = s->base;
+    *s = (objrt_spare){ 0 };
+    return p;
+}
+
+static void spare_keep(objrt_ctx *ctx, void *block, size_t size)
+{
+    objrt_spare *s = &ctx->jit_spare;
+    if (ctx->closing || size > JIT_SPARE_MAX || (s->base && s->size >= size)) {
+        free(block);
+        return;
+    }
+    free(s->base);                      /* the bigger one stays: it fits more loads */
+    *s = (objrt_spare){ block, size };
+}
+
+void objrt_gdbjit_spare_release(objrt_ctx *ctx)
+{
+    free(ctx->jit_spare.base);
+    ctx->jit_spare = (objrt_spare){ 0 };
+}
+
+static void *block_alloc(objrt_ctx *ctx, size_t size)
+{
+    uint8_t *p = spare_take(ctx, size);
+    if (p)
+        return p;                       /* present: it held the last unit's images */
+    p = malloc(size);
     if (!p || size < POPULATE_FROM)
         return p;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -181,13 +219,14 @@ int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *
             big |= __builtin_add_overflow(total, sizes[slot[m]], &total);
             k += l->objs[m]->shnum;
         }
-    struct objrt_jit_entry *e = keep && sizes && !big ? block_alloc(total ? total : 1) : NULL;
+    struct objrt_jit_entry *e = keep && sizes && !big ? block_alloc(l->ctx, total ? total : 1) : NULL;
     if (!e) {
         free(keep);
         free(sizes);
         return objrt_fail(l->ctx, "out of memory (symbol images)");
     }
     ui->jit_block = e;
+    ui->jit_block_size = total ? total : 1;
     uint8_t *img = (uint8_t *)(e + ui->nobjs);
     for (size_t m = 0, k = 0; m < l->nobjs; m++) {
         if (slot[m] == OBJRT_NONE)
@@ -206,7 +245,10 @@ int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *
 
 void objrt_gdbjit_release(objrt_unitinfo *ui)
 {
-    free(ui->jit_block);
+    if (ui->jit_block && ui->unit)
+        spare_keep(ui->unit->ctx, ui->jit_block, ui->jit_block_size);
+    else
+        free(ui->jit_block);
     ui->jit_block = NULL;
 }
 

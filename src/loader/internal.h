@@ -314,6 +314,8 @@ typedef struct objrt_spare {    /* PROT_NONE while kept; size 0: an empty slot *
 void objrt_spare_keep(objrt_ctx *ctx, uint8_t *base, size_t size);
 /* The end of every load, and objrt_free: what no load took goes back to the system. */
 void objrt_spares_release(objrt_ctx *ctx);
+/* gdbjit.c: the kept image block goes back to malloc (end of a load, objrt_free). */
+void objrt_gdbjit_spare_release(objrt_ctx *ctx);
 void objrt_spares_usage(const objrt_ctx *ctx, objrt_memory *m);
 
 /* ---- the context (api.c) ---- */
@@ -330,6 +332,7 @@ struct objrt_ctx {
     objrt_options opt;
     struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
     objrt_spare spares[OBJRT_SPARES];  /* place.c: reservations of unloaded units */
+    objrt_spare jit_spare;      /* gdbjit.c: an unloaded unit's image block, for the next */
     bool closing;               /* objrt_free: unloads return memory at once */
 };
 

@@ -160,7 +160,8 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
     if (rc == -1 && u)
         objrt_unit_free(u);
     objrt_link_release(&l);
-    objrt_spares_release(ctx);          /* what this load did not take (place.c) */
+    objrt_spares_release(ctx);          /* what this load did not take (place.c, */
+    objrt_gdbjit_spare_release(ctx);    /* gdbjit.c) */
     return rc ? NULL : u;
 }
 

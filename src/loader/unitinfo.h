@@ -40,6 +40,7 @@ typedef struct objrt_unitinfo {
     objrt_info_extra *extras;
     size_t nextras;
     void *jit_block;                    /* every object's image (gdbjit.c) */
+    size_t jit_block_size;
     objrt_info_dep *deps;
     size_t ndeps;
     bool jit_registered;
@@ -57,7 +58,8 @@ int objrt_deps_check_unload(objrt_unit *u);
 /* gdbjit.c: the images of a unit's objects, sized exactly and built in one block that
  * info owns (jit_block): object m of the link gets info->objs[slot[m]].jit, unless
  * slot[m] is OBJRT_NONE. They copy what they keep: the inputs may go once it returns.
- * Release frees the block (after unregister); registration with the GDB JIT interface. */
+ * Release (after unregister) gives the block back: kept by the unit's context for its next
+ * load (one block), else freed. Registration with the GDB JIT interface. */
 int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *info, const uint32_t *slot);
 void objrt_gdbjit_release(objrt_unitinfo *info);
 const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e);
