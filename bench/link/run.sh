@@ -240,11 +240,11 @@ bench_set() {
     # The first link of a new process with the files already in memory (objrt_link -r 1):
     # splits the first-load overhead into reading the files (fresh - cold) and what a new
     # process pays for the link itself (cold - warm: cold caches, first-touch faults).
-    local cold_min=n/a cold_med=n/a
+    local cold_min=n/a cold_med=n/a cold=""
     if [ "$have_objrt" = 1 ]; then
-        samples=$(for k in $(seq "$SAMPLES"); do
+        cold=$(for k in $(seq "$SAMPLES"); do
             "$W/objrt_link" -r 1 -c none "${objs[@]}" 2>/dev/null | sed -n 's/^objrt link reps=1 min_us=\([^ ]*\) .*/\1/p'; done)
-        [ -n "$samples" ] && read -r cold_min cold_med <<<"$(minmed <<<"$samples")"
+        [ -n "$cold" ] && read -r cold_min cold_med <<<"$(minmed <<<"$cold")"
     fi
     splits+=("$(printf '%-7s first-load median %s ms = reading the files %s + first link of a process %s (cold %s, warm %s)' \
         "$set" "$(diffms "$cli_med" "$o_med")" "$(diffms "$cli_med" "$cold_med")" "$(diffms "$cold_med" "$o_med")" \
