@@ -146,9 +146,6 @@ static void fill_image(const objrt_link *l, const objrt_obj *o, const uint8_t *k
  * in): one fault per page costs more than the copy into it. Memory that malloc reuses
  * from an earlier unit is present already, and populating it again costs more (sqlite,
  * 600 KB: ~25 us) than asking whether its last page is there (mincore). */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 #define POPULATE_FROM ((size_t)64 << 10)
 
 /* One unloaded unit's block is kept by its context for the next load (at most

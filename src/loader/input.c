@@ -195,32 +195,28 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
 
 /* Memory for `total` bytes of inputs (a batch of files, or one file such as libgcc.a), every
  * page present: one fault per page, taken while copying, costs more than the copy. From
- * 2 MiB on, the mapping starts on a 2 MiB boundary and its whole 2 MiB blocks are offered to
- * transparent huge pages: one huge page is allocated and cleared in a fraction of the time
- * 512 small ones take (sqlite's 2.3 MB of inputs: 0.17 ms instead of 0.6 ms in a new
- * process). The tail stays in small pages, so nothing is allocated beyond `total`. Where
- * huge pages are off or unavailable the kernel uses small pages: the same bytes, slower. */
-#define HUGE_BLOCK ((size_t)2 << 20)
-
+ * OBJRT_HUGE_BLOCK on, its whole blocks get huge pages (internal.h; sqlite's 2.3 MB of
+ * inputs: 0.17 ms instead of 0.6 ms in a new process). The tail stays in small pages, so
+ * nothing is allocated beyond `total`. */
 static uint8_t *input_memory(size_t total)
 {
-    if (total < HUGE_BLOCK || total > SIZE_MAX - HUGE_BLOCK) {
+    if (total < OBJRT_HUGE_BLOCK || total > SIZE_MAX - OBJRT_HUGE_BLOCK) {
         void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         return m == MAP_FAILED ? NULL : m;
     }
-    uint8_t *raw = mmap(NULL, total + HUGE_BLOCK, PROT_READ | PROT_WRITE,
+    uint8_t *raw = mmap(NULL, total + OBJRT_HUGE_BLOCK, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    uint8_t *buf = (uint8_t *)(((uintptr_t)raw + HUGE_BLOCK - 1) & ~(uintptr_t)(HUGE_BLOCK - 1));
+    uint8_t *buf = (uint8_t *)(uintptr_t)objrt_align_up((uintptr_t)raw, OBJRT_HUGE_BLOCK);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint8_t *end = buf + ((total + page - 1) & ~(page - 1)), *raw_end = raw + total + HUGE_BLOCK;
+    uint8_t *end = buf + ((total + page - 1) & ~(page - 1)), *raw_end = raw + total + OBJRT_HUGE_BLOCK;
     if (buf > raw)
         munmap(raw, (size_t)(buf - raw));
     if (raw_end > end)
         munmap(end, (size_t)(raw_end - end));
-    madvise(buf, total & ~(HUGE_BLOCK - 1), MADV_HUGEPAGE);    /* advice: may be refused */
+    objrt_offer_huge(buf, 0, total);
     madvise(buf, total, MADV_POPULATE_WRITE);   /* Linux >= 5.14; else faulted by the reads */
     return buf;
 }

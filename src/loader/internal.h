@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "objrt.h"
 #include "loader/arch.h"
@@ -48,6 +49,26 @@
 
 typedef struct objrt_arch objrt_arch;
 typedef struct objrt_howto objrt_howto;
+
+/* ---- memory made present ahead of the writes (input.c, place.c, gdbjit.c) ----
+ * A fresh page costs a fault each when first written; MADV_POPULATE_WRITE makes a range
+ * present in one call (Linux >= 5.14; older kernels refuse the advice and the writes fault
+ * as before). From OBJRT_HUGE_BLOCK on, mappings start on such a boundary and their whole
+ * blocks are offered to transparent huge pages: one huge page is allocated and cleared in
+ * a fraction of the time 512 small ones take. Where huge pages are off the kernel uses
+ * small ones: the same bytes, slower. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define OBJRT_HUGE_BLOCK ((uint64_t)2 << 20)
+/* Advise the whole OBJRT_HUGE_BLOCK blocks of [base + from, base + to) (none unless base
+ * starts a block). */
+static inline void objrt_offer_huge(uint8_t *base, uint64_t from, uint64_t to)
+{
+    uint64_t lo = objrt_align_up(from, OBJRT_HUGE_BLOCK), hi = objrt_page_down(to, OBJRT_HUGE_BLOCK);
+    if ((uintptr_t)base % OBJRT_HUGE_BLOCK == 0 && hi > lo)
+        madvise(base + lo, hi - lo, MADV_HUGEPAGE);     /* advice: may be refused */
+}
 
 /* ---- errors (error.c) ---- */
 /* Record the calling thread's error on ctx; always returns -1 for `return objrt_fail(...)`. */
@@ -305,7 +326,8 @@ struct objrt_unit {
 /* ---- reservations of unloaded units, kept for the next load (place.c) ---- */
 #define OBJRT_SPARES 4                          /* at most this many at once */
 #define OBJRT_SPARE_BYTES ((size_t)64 << 20)    /* and this many bytes in all */
-typedef struct objrt_spare {    /* PROT_NONE while kept; size 0: an empty slot */
+typedef struct objrt_spare {    /* a kept reservation (PROT_NONE, place.c) or image block
+                                   (heap, gdbjit.c); size 0: an empty slot */
     uint8_t *base;
     size_t size;
 } objrt_spare;

@@ -267,28 +267,14 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
     return clear_gap(l, at, p->total);
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* A fresh unit of 2 MiB or more starts on a 2 MiB boundary, and the whole 2 MiB blocks it
- * writes are offered to transparent huge pages, as input.c does for its buffers: one huge
- * page is allocated and cleared in a fraction of the time 512 small ones take (about
- * 1.6 us per small page on the machine measured in the README). Only blocks that are
- * written anyway: zero-fill stays demand-zero, and nothing is allocated past the unit.
- * Where huge pages are off the kernel uses small ones: the same bytes, slower. */
-#define HUGE_BLOCK ((uint64_t)2 << 20)
-
+/* A fresh unit of OBJRT_HUGE_BLOCK or more starts on such a boundary, and the whole blocks
+ * inside the runs it writes get huge pages (internal.h; a small page costs about 1.6 us on
+ * the machine measured in the README). Only blocks that are written anyway: zero-fill stays
+ * demand-zero, and nothing is allocated past the unit. */
 static uint64_t reservation_align(const objrt_plan *p)
 {
-    return p->total >= HUGE_BLOCK && p->base_align < HUGE_BLOCK ? HUGE_BLOCK : p->base_align;
-}
-
-static void offer_huge(objrt_link *l, uint64_t from, uint64_t to)
-{
-    uint64_t lo = objrt_align_up(from, HUGE_BLOCK), hi = objrt_page_down(to, HUGE_BLOCK);
-    if ((uintptr_t)l->base % HUGE_BLOCK == 0 && hi > lo)
-        madvise(l->base + lo, hi - lo, MADV_HUGEPAGE);      /* advice: may be refused */
+    return p->total >= OBJRT_HUGE_BLOCK && p->base_align < OBJRT_HUGE_BLOCK ? OBJRT_HUGE_BLOCK
+                                                                             : p->base_align;
 }
 
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but
@@ -308,7 +294,7 @@ static void populate_written(objrt_link *l)
                 continue;
             if (re > rs && (!it || it->off > re + p->page)) {
                 uint64_t start = objrt_page_down(rs, p->page);
-                offer_huge(l, start, re);
+                objrt_offer_huge(l->base, start, re);
                 madvise(l->base + start, re - start, MADV_POPULATE_WRITE);
                 rs = re = 0;
             }
