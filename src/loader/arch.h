@@ -62,6 +62,8 @@ typedef struct objrt_howto {
     uint8_t size;       /* bytes at P the encoder reads/writes */
     uint8_t tls;        /* enum objrt_tls_kind; TLS_NO for every other type */
     bool direct;        /* OBJRT_DIRECT(formula, tls): the walks' fast paths take it */
+    uint8_t plain;      /* 4 or 8: the field is the whole little-endian datum of that many
+                           bytes, which relocate.c's fast path stores itself; 0: `write` */
 } objrt_howto;
 
 /* A value from S, A and P alone (no GOT, stub or thread-local offset): what the fast paths

@@ -30,7 +30,8 @@ enum field {
 };
 
 #define R(t, f, c, b, al, fld, sh, sz) \
-    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO) }
+    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO), \
+                        (fld) == FLD_DATA && ((sz) == 4 || (sz) == 8) ? (sz) : 0 }
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)
 #define INSN(t, f, c, b, al, fld, sh) R(t, f, c, b, al, fld, sh, 4)
 #define LDST(n, sh)  INSN(LDST##n##_ABS_LO12_NC, F_ABS, C_NONE, 64, 1 << sh, FLD_IMM12, sh)

@@ -9,6 +9,8 @@
  */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "loader/internal.h"
 #include "loader/sites.h"
 #include "loader/reach.h"
@@ -185,7 +187,14 @@ apply_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
                                           : SA - P;
     if (!objrt_value_fits(h, v))
         return false;
-    l->arch->write(h, (uint8_t *)(uintptr_t)(P + (uint64_t)w->write_delta), v);
+    uint8_t *at = (uint8_t *)(uintptr_t)(P + (uint64_t)w->write_delta);
+    uint32_t v32 = (uint32_t)v;
+    if (h->plain == 8)                      /* most x86-64 fields: no call for them */
+        memcpy(at, &v, 8);
+    else if (h->plain == 4)
+        memcpy(at, &v32, 4);
+    else
+        l->arch->write(h, at, v);
     return true;
 }
 
