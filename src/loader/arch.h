@@ -64,7 +64,22 @@ typedef struct objrt_howto {
     bool direct;        /* OBJRT_DIRECT(formula, tls): the walks' fast paths take it */
     uint8_t plain;      /* 4 or 8: the field is the whole little-endian datum of that many
                            bytes, which relocate.c's fast path stores itself; 0: `write` */
+    /* check, bits and align as objrt_value_fits asks them (OBJRT_FITS fills them in) */
+    uint64_t fit_mask, fit_bias, fit_span;
 } objrt_howto;
+
+/* The range of check/bits as one unsigned comparison: v lies in it when v + bias, modulo
+ * 2^64, is at most span. Below 64 bits, v lies in [lo, hi] exactly when v - lo is at most
+ * hi - lo (hi - lo < 2^64): bias = -lo, span = hi - lo, with lo and hi as objrt_howto_range
+ * gives them (C_SIGNED [-half, half - 1], C_UNSIGNED [0, 2 half - 1], C_EITHER [-half,
+ * 2 half - 1]). Unchecked and 64-bit fields take every value: bias 0, span 2^64 - 1. */
+#define OBJRT_FIT_HALF(b) ((uint64_t)1 << ((b) >= 1 && (b) < 64 ? (b) - 1 : 0))
+#define OBJRT_FIT_ANY(c, b) ((c) == C_NONE || (b) >= 64)
+#define OBJRT_FITS(c, b, al) \
+    .fit_mask = (al) > 1 ? (uint64_t)(al) - 1 : 0, \
+    .fit_bias = OBJRT_FIT_ANY(c, b) || (c) == C_UNSIGNED ? 0 : OBJRT_FIT_HALF(b), \
+    .fit_span = OBJRT_FIT_ANY(c, b) ? UINT64_MAX : \
+                (c) == C_EITHER ? 3 * OBJRT_FIT_HALF(b) - 1 : 2 * OBJRT_FIT_HALF(b) - 1
 
 /* A value from S, A and P alone (no GOT, stub or thread-local offset): what the fast paths
  * of the walks over relocations settle (plan.c, relocate.c); the tables set `direct` with
@@ -121,21 +136,11 @@ static inline void objrt_howto_range(const objrt_howto *h, __int128 *min, __int1
 }
 
 /* The one overflow rule: does `v` (read as signed or as unsigned) lie in the howto's range,
- * a multiple of its alignment? The same answer as comparing with objrt_howto_range, in
- * 64-bit arithmetic (every relocation asks): below 64 bits, v lies in [lo, hi] exactly when
- * v - lo, modulo 2^64, is at most hi - lo, and hi - lo < 2^64. */
+ * a multiple of its alignment? The same answer as comparing with objrt_howto_range, in two
+ * 64-bit tests (every relocation asks; tests/unit/t_fits.c compares the two on every type). */
 static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
 {
-    if (h->align > 1 && (v & (uint64_t)(h->align - 1)))
-        return 0;
-    if (h->check == C_NONE || h->bits >= 64)
-        return 1;
-    uint64_t half = (uint64_t)1 << (h->bits - 1), full = half << 1;
-    switch (h->check) {
-    case C_SIGNED:   return v + half < full;            /* [-half, half - 1] */
-    case C_UNSIGNED: return v < full;                   /* [0, full - 1] */
-    default:         return v + half < full + half;     /* C_EITHER: [-half, full - 1] */
-    }
+    return !(v & h->fit_mask) && v + h->fit_bias <= h->fit_span;
 }
 
 #endif

@@ -29,14 +29,16 @@ enum field {
     FLD_MOVW_NZ,    /* MOVZ or MOVN chosen by the sign of the value (signed forms) */
 };
 
-#define R(t, f, c, b, al, fld, sh, sz) \
-    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO), \
-                        (fld) == FLD_DATA && ((sz) == 4 || (sz) == 8) ? (sz) : 0 }
+#define HOWTO(t, f, c, b, al, fld, sh, sz, k) \
+    [R_AARCH64_##t] = { .name = "R_AARCH64_" #t, .formula = f, .check = c, .bits = b, \
+                        .align = al, .field = fld, .shift = sh, .size = sz, .tls = k, \
+                        .direct = OBJRT_DIRECT(f, k), OBJRT_FITS(c, b, al), \
+                        .plain = (fld) == FLD_DATA && ((sz) == 4 || (sz) == 8) ? (sz) : 0 }
+#define R(t, f, c, b, al, fld, sh, sz) HOWTO(t, f, c, b, al, fld, sh, sz, TLS_NO)
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)
 #define INSN(t, f, c, b, al, fld, sh) R(t, f, c, b, al, fld, sh, 4)
 #define LDST(n, sh)  INSN(LDST##n##_ABS_LO12_NC, F_ABS, C_NONE, 64, 1 << sh, FLD_IMM12, sh)
-#define TLSG(t, f, c, b, al, fld, sh, k) \
-    [R_AARCH64_##t] = { "R_AARCH64_" #t, f, c, b, al, fld, sh, 4, TLS_##k, OBJRT_DIRECT(f, TLS_##k) }
+#define TLSG(t, f, c, b, al, fld, sh, k) HOWTO(t, f, c, b, al, fld, sh, 4, TLS_##k)
 #define TLSV(t, c, b, al, fld, sh, k) TLSG(t, F_ABS, c, b, al, fld, sh, k)
 /* TLSLD_LDSTn_DTPREL_LO12[_NC], TLSLE_LDSTn_TPREL_LO12[_NC]: 0 <= X < 2^12, scaled */
 #define TLSLDST(m, k, n, sh) \
@@ -61,11 +63,12 @@ enum field {
     TLSV(m##_ADD_##k##_LO12_NC, C_NONE,     64, 0, FLD_IMM12, 0, k), \
     TLSLDST(m, k, 8, 0), TLSLDST(m, k, 16, 1), TLSLDST(m, k, 32, 2), TLSLDST(m, k, 64, 3), \
     TLSLDST(m, k, 128, 4)
-#define DYN(t) [R_AARCH64_##t] = { "R_AARCH64_" #t, F_TLS, C_NONE, 0, 0, 0, 0, 0, TLS_NO }
+#define DYN(t) HOWTO(t, F_TLS, C_NONE, 0, 0, FLD_NONE, 0, 0, TLS_NO)
 
 static const objrt_howto aarch64_howtos[] = {
     R(NONE, F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0),
-    [256] = { "R_AARCH64_NONE (256)", F_NONE, C_NONE, 0, 0, FLD_NONE, 0, 0 },  /* withdrawn alias */
+    [256] = { .name = "R_AARCH64_NONE (256)", .formula = F_NONE, .check = C_NONE,   /* withdrawn */
+              OBJRT_FITS(C_NONE, 0, 0) },                                         /* alias */
     /* data */
     DATA(ABS64, F_ABS,   C_NONE,   64, 8),
     DATA(ABS32, F_ABS,   C_EITHER, 32, 4),

@@ -9,10 +9,10 @@
 
 #include "loader/arch.h"
 
-#define R(t, f, c, b, sz) \
-    [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, TLS_NO, OBJRT_DIRECT(f, TLS_NO), sz }
 #define TLS(t, f, c, b, sz, k) \
-    [R_X86_64_##t] = { "R_X86_64_" #t, f, c, b, 0, 0, 0, sz, k, OBJRT_DIRECT(f, k), sz }
+    [R_X86_64_##t] = { .name = "R_X86_64_" #t, .formula = f, .check = c, .bits = b, .size = sz, \
+                       .tls = k, .direct = OBJRT_DIRECT(f, k), .plain = sz, OBJRT_FITS(c, b, 0) }
+#define R(t, f, c, b, sz) TLS(t, f, c, b, sz, TLS_NO)
 
 static const objrt_howto x86_64_howtos[] = {
     R(NONE,          F_NONE,       C_NONE,     0,  0),
