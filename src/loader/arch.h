@@ -62,6 +62,8 @@ typedef struct objrt_howto {
     uint8_t size;       /* bytes at P the encoder reads/writes */
     uint8_t tls;        /* enum objrt_tls_kind; TLS_NO for every other type */
     bool direct;        /* OBJRT_DIRECT(formula, tls): the walks' fast paths take it */
+    bool abs_ranged;    /* OBJRT_ABS_RANGED(formula, check, bits): plan.c's fast path
+                           leaves it (its value depends on where the unit goes) */
     uint8_t plain;      /* 4 or 8: the field is the whole little-endian datum of that many
                            bytes, which relocate.c's fast path stores itself; 0: `write` */
     /* check, bits and align as objrt_value_fits asks them (OBJRT_FITS fills them in) */
@@ -86,6 +88,8 @@ typedef struct objrt_howto {
  * this, so it always agrees with the formula. */
 #define OBJRT_DIRECT(f, tls) \
     ((tls) == TLS_NO && ((f) == F_ABS || (f) == F_PCREL || (f) == F_BRANCH || (f) == F_PAGE_PCREL))
+/* An absolute value in a field narrower than 64 bits: it fits only for some placements. */
+#define OBJRT_ABS_RANGED(f, c, b) ((f) == F_ABS && (c) != C_NONE && (b) < 64)
 
 struct objrt_arch {
     const char *name;

@@ -32,7 +32,8 @@ enum field {
 #define HOWTO(t, f, c, b, al, fld, sh, sz, k) \
     [R_AARCH64_##t] = { .name = "R_AARCH64_" #t, .formula = f, .check = c, .bits = b, \
                         .align = al, .field = fld, .shift = sh, .size = sz, .tls = k, \
-                        .direct = OBJRT_DIRECT(f, k), OBJRT_FITS(c, b, al), \
+                        .direct = OBJRT_DIRECT(f, k), .abs_ranged = OBJRT_ABS_RANGED(f, c, b), \
+                        OBJRT_FITS(c, b, al), \
                         .plain = (fld) == FLD_DATA && ((sz) == 4 || (sz) == 8) ? (sz) : 0 }
 #define R(t, f, c, b, al, fld, sh, sz) HOWTO(t, f, c, b, al, fld, sh, sz, TLS_NO)
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)

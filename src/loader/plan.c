@@ -258,8 +258,7 @@ count_fast(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r)
     uint8_t f = w->symf[sym];               /* the walk's copy of o->symf: kept in a register */
     if (!(f & SF_KNOWN))
         f = objrt_sym_answer_placed(l, w->o, sym);
-    return (f & (SF_PLACED | SF_FIXED)) == SF_PLACED &&
-           !(h->formula == F_ABS && h->check != C_NONE && h->bits < 64) &&
+    return (f & (SF_PLACED | SF_FIXED)) == SF_PLACED && !h->abs_ranged &&
            !(h->formula == F_BRANCH && l->plan.internal_stubs);
 }
 

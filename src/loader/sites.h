@@ -11,11 +11,13 @@
 
 #include "loader/internal.h"
 
-/* The description of relocation r's type for the walks, as objrt_howto_of. */
+/* The table entry of relocation r's type for the fast paths, or NULL past the table. An
+ * unknown type inside it has an empty entry, whose `direct` is false: the fast paths test
+ * that first, so they need not ask for its name as objrt_howto_of does. */
 static inline const objrt_howto *objrt_rela_howto(const objrt_rela_sec *w, const Elf64_Rela *r)
 {
     uint32_t type = ELF64_R_TYPE(r->r_info);
-    return type < w->nhowtos && w->howtos[type].name ? &w->howtos[type] : NULL;
+    return type < w->nhowtos ? &w->howtos[type] : NULL;
 }
 
 /* A pass without a fast path (the layout report, OBJRT_FULL_WALK): every site takes the
