@@ -215,6 +215,25 @@ static int check_symbols(objrt_link *l, objrt_obj *o, size_t symtab)
     return 0;
 }
 
+/* The first of r[0..n) that names a symbol index >= nsyms, or SIZE_MAX. r_info holds the
+ * index in its high 32 bits, so one unsigned compare of the whole word with nsyms << 32
+ * asks it; four at a time, as every relocation of every input is asked once. */
+static size_t first_bad_symbol(const Elf64_Rela *r, size_t n, size_t nsyms)
+{
+    if (nsyms > UINT32_MAX)
+        return SIZE_MAX;                    /* every 32-bit index names a symbol */
+    uint64_t bad = (uint64_t)nsyms << 32;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        if ((r[k].r_info >= bad) | (r[k + 1].r_info >= bad) | (r[k + 2].r_info >= bad) |
+            (r[k + 3].r_info >= bad))
+            break;
+    for (; k < n; k++)
+        if (r[k].r_info >= bad)
+            return k;
+    return SIZE_MAX;
+}
+
 static int check_relocations(objrt_link *l, objrt_obj *o, size_t i, size_t symtab)
 {
     const Elf64_Shdr *s = &o->sh[i];
@@ -241,12 +260,11 @@ static int check_relocations(objrt_link *l, objrt_obj *o, size_t i, size_t symta
                           o->name, sn, objrt_sec_name(o, s->sh_info), s->sh_info,
                           s->sh_info == i ? "itself" : "a table, not code or data");
     const Elf64_Rela *r = (const Elf64_Rela *)(o->data + s->sh_offset);
-    size_t n = s->sh_size / sizeof *r;
-    for (size_t k = 0; k < n; k++)
-        if (ELF64_R_SYM(r[k].r_info) >= o->nsyms)
-            return objrt_fail(l->ctx, "%s: section %s: relocation %zu (offset 0x%llx) names symbol "
-                              "%llu of %zu", o->name, sn, k, (unsigned long long)r[k].r_offset,
-                              (unsigned long long)ELF64_R_SYM(r[k].r_info), o->nsyms);
+    size_t k = first_bad_symbol(r, s->sh_size / sizeof *r, o->nsyms);
+    if (k != SIZE_MAX)
+        return objrt_fail(l->ctx, "%s: section %s: relocation %zu (offset 0x%llx) names symbol "
+                          "%llu of %zu", o->name, sn, k, (unsigned long long)r[k].r_offset,
+                          (unsigned long long)ELF64_R_SYM(r[k].r_info), o->nsyms);
     return 0;
 }
 
