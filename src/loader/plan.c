@@ -593,10 +593,29 @@ static int lay_out(objrt_link *l, bool packed)
     return 0;
 }
 
+/* Room for every section item at once: at most one per section header of the pulled
+ * objects, plus the GOT and a stub block (commons, rare, still grow the array). Growing
+ * from 64 items copied libcrypto's ~11k eight times over. */
+static int reserve_items(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    size_t n = 2;
+    for (size_t m = 0; m < l->nobjs; m++)
+        if (l->objs[m]->pulled && __builtin_add_overflow(n, l->objs[m]->shnum, &n))
+            return objrt_fail(l->ctx, "out of memory");
+    objrt_item *v = objrt_grow(l->ctx, p->items, &p->capitems, n, sizeof *v, 64);
+    if (!v)
+        return -1;
+    p->items = v;
+    return 0;
+}
+
 int objrt_plan_layout(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
     if (!(p->page = plan_page_size(l)))
+        return -1;
+    if (reserve_items(l))
         return -1;
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled && select_sections(l, l->objs[m]))
