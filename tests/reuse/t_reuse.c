@@ -28,9 +28,13 @@
  *   released-by-next-load  a failed load still returns the spare it did not take
  *   no-wx (threads)    a thread polls /proc/self/maps while 300 reuse cycles run
  *   fork (fork)        a spare inherited by a child: child and parent each reuse their copy
+ *   huge-tail-cut (maps)  a fresh unit whose last, partial 2 MiB block is mostly written
+ *                      (1.3 MB of .rodata alone, and after a whole block: 3.5 MB) is
+ *                      reserved to the block's end for a huge page and cut back: its content
+ *                      is right and nothing stays mapped past its plan
  * Controls (HARNESS): the stale-byte check sees a byte planted in .bss and in padding, and
  * the previous unit had nonzero bytes under the bytes it checks; the poller catches an
- * rwx window. Under qemu-user (T_NO_FORK, T_NO_THREADS, T_NO_MAPS) the cases that read
+ * rwx window; the past-the-end check sees a reservation that was not cut back. Under qemu-user (T_NO_FORK, T_NO_THREADS, T_NO_MAPS) the cases that read
  * /proc/self/maps, RSS, threads or fork are left out.
  */
 #include <sys/resource.h>
@@ -450,6 +454,76 @@ static int zero_run_given_back(void *arg, char *why, size_t whylen)
 }
 #endif
 
+#ifndef T_NO_MAPS
+#define HUGE_BLOCK ((uintptr_t)2 << 20)
+
+/* Is anything of the reservation at `lo` mapped past lo + size: the mapping holding its
+ * last byte goes on (a cut-off tail with the same permissions merges with it), or one
+ * starts right at its end (a tail with other permissions)? A neighbour the kernel placed
+ * later starts at the top of the free gap, not at its bottom. */
+static int mapped_past(uintptr_t lo, size_t size, char *why, size_t whylen)
+{
+    t_map m;
+    if (!t_maps_find(lo + size - 1, &m)) {
+        snprintf(why, whylen, "the unit's last byte %#lx is not mapped", (unsigned long)(lo + size - 1));
+        return 1;
+    }
+    if (m.hi != lo + size) {
+        snprintf(why, whylen, "the mapping %#lx-%#lx holding the unit's last byte goes past its "
+                 "end %#lx", (unsigned long)m.lo, (unsigned long)m.hi, (unsigned long)(lo + size));
+        return 1;
+    }
+    if (t_maps_find(lo + size, &m) && m.lo == lo + size) {
+        snprintf(why, whylen, "a mapping %#lx-%#lx %s starts at the unit's end", (unsigned long)m.lo,
+                 (unsigned long)m.hi, m.perms);
+        return 1;
+    }
+    return 0;
+}
+
+/* A fresh unit whose last partial 2 MiB block is mostly written (shape in arg) reserves
+ * the whole block and cuts back to its plan (place.c, reservation_span). */
+static int huge_tail_cut(void *arg, char *why, size_t whylen)
+{
+    const char *shape = arg;
+    objrt_ctx *ctx = objrt_new();
+    objrt_unit *a = load_why(ctx, shape, why, whylen);
+    int ok = 0;
+    if (!a)
+        return t_ctx_done(ctx, 0, why, whylen);
+    uintptr_t x = base_of(a);
+    size_t size = size_of(a), tail = size % HUGE_BLOCK;
+    if (tail < MIB || x % HUGE_BLOCK)
+        snprintf(why, whylen, "fixture: %s.o reserves %zu bytes at %#lx, want a last block of "
+                 "1-2 MiB on a 2 MiB boundary", shape, size, (unsigned long)x);
+    else if (!((int (*)(void))objrt_unit_sym(a, "reuse_content_ok"))() ||
+             ((size_t (*)(void))objrt_unit_sym(a, "reuse_nonzero_bss"))())
+        snprintf(why, whylen, "%s.o: wrong .data/.rodata bytes or nonzero .bss", shape);
+    else if (!mapped_past(x, size, why, whylen))
+        ok = 1;
+    return t_ctx_done(ctx, ok, why, whylen);
+}
+
+/* Control: a 2 MiB reservation left whole, taken for a unit of 1.3 MB, is seen. */
+static int huge_tail_control(void *arg, char *why, size_t whylen)
+{
+    (void)arg;
+    uint8_t *raw = mmap(NULL, 2 * HUGE_BLOCK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) {
+        snprintf(why, whylen, "mmap: %s", strerror(errno));
+        return 0;
+    }
+    uintptr_t lo = ((uintptr_t)raw + HUGE_BLOCK - 1) & ~(HUGE_BLOCK - 1);
+    int seen = mapped_past(lo, 1363968, why, whylen);
+    munmap(raw, 2 * HUGE_BLOCK);
+    if (!seen)
+        snprintf(why, whylen, "a whole 2 MiB mapping at %#lx passed for a 1.3 MB reservation",
+                 (unsigned long)lo);
+    return seen;
+}
+#endif
+
 /* OBJRT_REUSE / no_reuse: mode 0 env off, 1 option off, 2 option off but env on. */
 static int switch_off(void *arg, char *why, size_t whylen)
 {
@@ -719,6 +793,11 @@ int main(int argc, char **argv)
 #endif
 #ifndef T_NO_FORK
     t_case("reuse-fork-each-own-copy", fork_copies, NULL);
+#endif
+#ifndef T_NO_MAPS
+    t_case("huge-tail-cut-1.3mb", huge_tail_cut, (void *)"ro1m3");
+    t_case("huge-tail-cut-3.5mb", huge_tail_cut, (void *)"ro3m3");
+    t_harness_case("huge-tail-control-whole-block-seen", huge_tail_control, NULL);
 #endif
     return t_exit_status();
 }
