@@ -189,7 +189,19 @@ typedef struct objrt_slots {    /* GOT slots or stubs: index -> target, and back
     objrt_keymap map;           /* slotkey -> index */
     objrt_slotkey *keys;        /* index -> key (to fill them) */
     size_t n, cap;
+    uint32_t *own;              /* per global: index + 1 of its own slot (addend 0), 0 for
+                                   none yet; the map holds it too (plan.c) */
 } objrt_slots;
+
+/* The index of key k's slot in t, or OBJRT_NONE. A global's own slot (addend 0), which
+ * most GOT references and calls of a large unit ask for, is read from t->own instead of
+ * hashing the key (keyed SipHash, as every input-chosen key is). */
+static inline uint32_t objrt_slot_find(const objrt_slots *t, objrt_slotkey k)
+{
+    if (t->own && k.addend == 0 && k.id >> 63)
+        return t->own[(uint32_t)k.id] - 1;  /* 0 - 1: OBJRT_NONE */
+    return objrt_keymap_get(&t->map, k.id, k.addend);
+}
 
 enum objrt_item_kind { IT_SECTION, IT_EH_FRAME, IT_COMMON, IT_GOT, IT_STUBS };
 

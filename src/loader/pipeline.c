@@ -46,6 +46,7 @@ void objrt_link_release(objrt_link *l)
     objrt_keymap_free(&l->plan.got.map);
     objrt_keymap_free(&l->plan.stub.map);
     free(l->plan.got.keys);
+    free(l->plan.got.own);              /* stub.own shares it */
     free(l->plan.stub.keys);
     free(l->plan.stub_blocks);
     free(l->plan.items);

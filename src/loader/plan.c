@@ -167,7 +167,7 @@ static bool uses_got_slot(uint8_t f)
 
 static int reserve_slot(objrt_link *l, objrt_slots *t, objrt_slotkey k)
 {
-    if (objrt_keymap_get(&t->map, k.id, k.addend) != OBJRT_NONE)
+    if (objrt_slot_find(t, k) != OBJRT_NONE)
         return 0;
     objrt_slotkey *v = objrt_grow(l->ctx, t->keys, &t->cap, t->n + 1, sizeof *v, 16);
     if (!v)
@@ -176,6 +176,18 @@ static int reserve_slot(objrt_link *l, objrt_slots *t, objrt_slotkey k)
     if (objrt_keymap_put(&t->map, k.id, k.addend, (uint32_t)t->n))
         return objrt_fail(l->ctx, "out of memory");
     v[t->n++] = k;
+    if (t->own && k.addend == 0 && k.id >> 63)
+        t->own[(uint32_t)k.id] = (uint32_t)t->n;
+    return 0;
+}
+
+/* Both tables' own-slot indexes, every global without one yet. */
+static int own_slots_new(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    if (!(p->got.own = calloc(l->ngsyms ? 2 * l->ngsyms : 1, sizeof *p->got.own)))
+        return objrt_fail(l->ctx, "out of memory");
+    p->stub.own = p->got.own + l->ngsyms;  /* one allocation: freed with got.own */
     return 0;
 }
 
@@ -626,7 +638,7 @@ int objrt_plan_layout(objrt_link *l)
     p->internal_stubs = p->span + 3 * p->page >= l->arch->branch_reach;
     const char *full = getenv("OBJRT_FULL_WALK");
     l->full_walk = full && *full && strcmp(full, "0") != 0;
-    ptrdiff_t sites = objrt_sym_answers_new(l) ? -1 :
+    ptrdiff_t sites = objrt_sym_answers_new(l) || own_slots_new(l) ? -1 :
                       l->full_walk ? objrt_sites_each(l, objrt_sites_no_fast, count_site) :
                       objrt_sites_each(l, count_fast, count_site);
     if (sites < 0)

@@ -29,7 +29,7 @@ static void fill_got_and_stubs(objrt_link *l)
     for (size_t b = 0; b < p->nstub_blocks; b++)     /* every block holds every stub */
         for (size_t i = 0; i < p->stub.n; i++) {
             objrt_slotkey k = p->stub.keys[i];
-            uint64_t slot = got_base(l) + 8 * (uint64_t)objrt_keymap_get(&p->got.map, k.id, k.addend);
+            uint64_t slot = got_base(l) + 8 * (uint64_t)objrt_slot_find(&p->got, k);
             uint64_t off = p->stub_blocks[b] + i * (uint64_t)l->arch->stub_size;
             l->arch->emit_stub(objrt_write_at(l, (uintptr_t)l->base + off),
                                (uintptr_t)l->base + off, slot);
@@ -41,7 +41,7 @@ static uint64_t slot_of(const objrt_link *l, const objrt_site *s, const objrt_sl
                         uint64_t block, uint64_t size, int64_t *rest)
 {
     objrt_slotkey k = objrt_sym_key(s->o, s->sym, l->arch->slot_addend(s->h, s->A));
-    uint32_t i = objrt_keymap_get(&t->map, k.id, k.addend);
+    uint32_t i = objrt_slot_find(t, k);
     *rest = s->A - k.addend;
     return i == OBJRT_NONE ? 0 : block + i * size;
 }
