@@ -297,15 +297,19 @@ static bool plan_item(uint64_t *cursor, uint64_t size, uint64_t align, uint64_t 
 }
 
 /* Within each group, bytes with content first and zero-fill (.bss, COMMON) last, as ld
- * does: the zero-filled tail is never written, so it stays demand-zero memory. */
-static int assign_offsets(objrt_link *l)
+ * does: the zero-filled tail is never written, so it stays demand-zero memory. Items keep
+ * the plan's order inside each (group, zero-fill) bucket: one counting pass sorts them
+ * into the buckets, instead of a pass over every item per bucket (six passes over
+ * libcrypto's 11k items). */
+enum { BUCKETS = 2 * GRP_COUNT };
+static size_t bucket_of(const objrt_item *it) { return 2 * (size_t)it->group + it->zero; }
+
+/* The placement itself: groups in order, each page-aligned, its buckets' items by the
+ * single placement rule (order: item indices by bucket, at: where each bucket starts). */
+static int place_buckets(objrt_link *l, const size_t *order, const size_t at[BUCKETS + 1])
 {
     objrt_plan *p = &l->plan;
     uint64_t cursor = 0;
-    p->base_align = p->page;        /* offsets are only as aligned as the base under them */
-    for (size_t i = 0; i < p->nitems; i++)
-        if (p->items[i].align > p->base_align)
-            p->base_align = p->items[i].align;
     for (int grp = 0; grp <= GRP_COUNT; grp++) {
         uint64_t start;
         if (!plan_item(&cursor, 0, p->page, &start))
@@ -315,19 +319,40 @@ static int assign_offsets(objrt_link *l)
             p->total = start;
             break;
         }
-        for (int zero = 0; zero < 2; zero++)
-            for (size_t i = 0; i < p->nitems; i++) {
-                objrt_item *it = &p->items[i];
-                if (it->group != grp || it->zero != (bool)zero)
-                    continue;
-                if (!plan_item(&cursor, it->size, it->align, &it->off) ||
-                    !plan_add(&p->used, it->size))
-                    return too_large(l, it);
-            }
+        for (size_t j = at[2 * grp]; j < at[2 * grp + 2]; j++) {
+            objrt_item *it = &p->items[order[j]];
+            if (!plan_item(&cursor, it->size, it->align, &it->off) ||
+                !plan_add(&p->used, it->size))
+                return too_large(l, it);
+        }
         p->group_off[grp] = start;
         p->group_size[grp] = cursor - start;
     }
     return 0;
+}
+
+static int assign_offsets(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    size_t at[BUCKETS + 1] = { 0 };
+    p->base_align = p->page;        /* offsets are only as aligned as the base under them */
+    for (size_t i = 0; i < p->nitems; i++) {
+        if (p->items[i].align > p->base_align)
+            p->base_align = p->items[i].align;
+        at[bucket_of(&p->items[i]) + 1]++;
+    }
+    for (size_t b = 1; b <= BUCKETS; b++)
+        at[b] += at[b - 1];
+    size_t *order = malloc((p->nitems ? p->nitems : 1) * sizeof *order);
+    if (!order)
+        return objrt_fail(l->ctx, "out of memory");
+    size_t fill[BUCKETS];
+    memcpy(fill, at, sizeof fill);
+    for (size_t i = 0; i < p->nitems; i++)
+        order[fill[bucket_of(&p->items[i])]++] = i;
+    int rc = place_buckets(l, order, at);
+    free(order);
+    return rc;
 }
 
 /* Small units share pages (arena.c) when the context asks for it (OBJRT_PACK overrides)
