@@ -11,6 +11,10 @@
 #     without a sanitizer only, `ulimit -n 12` (a batch of 16 runs out of descriptors and
 #     continues from where it stopped). Control: without the last object the run fails
 #     naming its symbol, so a file dropped between batches would show.
+#   * A batch's descriptors are closed, runs of consecutive numbers with one close_range
+#     each (x86_64, plain and asan: tests/unit/t_batch_fds.c): after loading the 70 objects
+#     as many descriptors are open as before, also when holes below make the batch's
+#     numbers non-consecutive (control: a descriptor left open is seen).
 #   * An archive read from a file has its misaligned members moved down in place (over
 #     their own headers' last bytes) instead of copied. An archive of 12 members, most at
 #     offsets that are not multiples of 8 (fixture check), must link like the native link
@@ -229,3 +233,15 @@ done
 got=$(ulimit -n 64 && $OBJRT run "$W/many_main.o" "${objs[@]:0:69}" 2>&1); rc=$?
 if [ "$rc" != 0 ] && grep -q "f69" <<<"$got"; then hpass "batch: a missing object fails the link"
 else hfail "batch: a missing object fails the link: status $rc, output '$(oneline "$got")'"; fi
+
+# ---- every descriptor of a batch closed ----------------------------------------------------
+if [ "$TARGET" = x86_64 ]; then
+    case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+    if build_prog batch-fds-build "$B/tests/unit/t_batch_fds" "$ROOT/tests/unit/t_batch_fds.c" -- -O1; then
+        # shellcheck disable=SC2086
+        run_cases t_batch_fds 60 $RUN "$B/tests/unit/t_batch_fds" "${objs[@]}"
+        if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$TMP/t_batch_fds.err"; then
+            fail "t_batch_fds-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$TMP/t_batch_fds.err" | tr '\n' ' ')"
+        fi
+    fi
+fi
