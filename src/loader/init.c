@@ -15,10 +15,18 @@
 
 enum { GROUP_INIT, GROUP_FINI, GROUP_NONE };
 
-typedef struct arr {            /* one array section of the unit */
-    int group;
+/* One array section of the unit, as the plan's check found it (plan.items[item]). */
+typedef struct objrt_initarr {
+    uint32_t item;
+    uint8_t group;
     bool legacy;                /* .ctors/.dtors: entries stored in reverse */
     unsigned prio;              /* 65536 for an array without priority */
+} objrt_initarr;
+
+typedef struct arr {            /* one array of the unit, with its entries */
+    int group;
+    bool legacy;
+    unsigned prio;
     size_t seq;                 /* input order, keeps the sort stable */
     const uintptr_t *v;
     size_t n;
@@ -26,28 +34,32 @@ typedef struct arr {            /* one array section of the unit */
 
 static int classify(const char *name, unsigned *prio, bool *legacy)
 {
-    static const struct { const char *name; int group; bool legacy; } k[] = {
-        { ".init_array", GROUP_INIT, false }, { ".fini_array", GROUP_FINI, false },
-        { ".ctors", GROUP_INIT, true },       { ".dtors", GROUP_FINI, true },
+    static const struct { const char *name; size_t len; int group; bool legacy; } k[] = {
+        { ".init_array", 11, GROUP_INIT, false }, { ".fini_array", 11, GROUP_FINI, false },
+        { ".ctors", 6, GROUP_INIT, true },        { ".dtors", 6, GROUP_FINI, true },
     };
-    if (name[0] != '.')                 /* every item of every load comes here */
+    size_t i;                           /* every item of every load comes here: the */
+    if (name[0] != '.')                 /* first bytes reject most names before a call */
         return GROUP_NONE;
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        if (name[1] != k[i].name[1])    /* cheap reject before the calls */
-            continue;
-        size_t n = strlen(k[i].name);
-        if (strncmp(name, k[i].name, n) != 0)
-            continue;
-        *legacy = k[i].legacy;
-        if (name[n] == '\0') {
-            *prio = 65536;
-            return k[i].group;
-        }
-        if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9') {
-            unsigned long v = strtoul(name + n + 1, NULL, 10);
-            *prio = (unsigned)(k[i].legacy ? 65535 - (v > 65535 ? 65535 : v) : v);
-            return k[i].group;
-        }
+    switch (name[1]) {
+    case 'i': i = 0; break;
+    case 'f': i = 1; break;
+    case 'c': i = 2; break;
+    case 'd': i = 3; break;
+    default: return GROUP_NONE;
+    }
+    size_t n = k[i].len;
+    if (name[2] != k[i].name[2] || strncmp(name, k[i].name, n) != 0)
+        return GROUP_NONE;
+    *legacy = k[i].legacy;
+    if (name[n] == '\0') {
+        *prio = 65536;
+        return k[i].group;
+    }
+    if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9') {
+        unsigned long v = strtoul(name + n + 1, NULL, 10);
+        *prio = (unsigned)(k[i].legacy ? 65535 - (v > 65535 ? 65535 : v) : v);
+        return k[i].group;
     }
     return GROUP_NONE;
 }
@@ -76,37 +88,42 @@ static void build_array(objrt_fnlist *out, const arr *a, size_t na, int group)
     }
 }
 
-/* The section of item i when it is a constructor or destructor array, else NULL. */
-static const char *array_section(const objrt_link *l, const objrt_item *it, int *group,
-                                 unsigned *prio, bool *legacy)
-{
-    if (it->kind != IT_SECTION)
-        return NULL;
-    const char *name = objrt_sec_name(l->objs[it->obj], it->shndx);
-    return (*group = classify(name, prio, legacy)) == GROUP_NONE ? NULL : name;
-}
-
 /* Every array is an array of pointers: the plan refuses other shapes, for `objrt layout`
- * and for a load alike. */
+ * and for a load alike. The arrays with bytes are listed for objrt_collect_init (the plan
+ * may lay out twice: the list is made anew each time, its items stay the same). This is
+ * the one walk over every item's section name. */
 int objrt_init_arrays_check(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
+    l->ninit_arrays = 0;
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
+        if (it->kind != IT_SECTION)
+            continue;
+        const objrt_obj *o = l->objs[it->obj];
+        const char *name = objrt_sec_name(o, it->shndx);
         unsigned prio;
         bool legacy;
-        int group;
-        const char *name = array_section(l, it, &group, &prio, &legacy);
-        if (name && (it->off | it->size) % sizeof(uintptr_t))
+        int group = classify(name, &prio, &legacy);
+        if (group == GROUP_NONE)
+            continue;
+        if ((it->off | it->size) % sizeof(uintptr_t))
             return objrt_fail(l->ctx, "%s: section %s: %llu bytes at offset 0x%llx is not an "
-                              "array of pointers", l->objs[it->obj]->name, name,
+                              "array of pointers", o->name, name,
                               (unsigned long long)it->size, (unsigned long long)it->off);
+        if (o->sh[it->shndx].sh_type == SHT_NOBITS)
+            continue;                   /* all zeros: nothing to call, never read */
+        objrt_initarr *v = objrt_grow(l->ctx, l->init_arrays, &l->capinit_arrays,
+                                      l->ninit_arrays + 1, sizeof *v, 8);
+        if (!v)
+            return -1;
+        l->init_arrays = v;
+        v[l->ninit_arrays++] = (objrt_initarr){ (uint32_t)i, (uint8_t)group, legacy, prio };
     }
     return 0;
 }
 
-/* Entries worth calling in one array. A NOBITS array is all zeros: it has none, however
- * large it claims to be, and is never read (the work stays bounded by the input's bytes). */
+/* Entries worth calling in one array. */
 static size_t count_fns(const arr *a)
 {
     size_t n = 0;
@@ -117,22 +134,16 @@ static size_t count_fns(const arr *a)
 
 int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
 {
-    const objrt_plan *p = &l->plan;
-    arr *a = malloc((p->nitems ? p->nitems : 1) * sizeof *a);
-    size_t na = 0, total = 0;
+    size_t na = l->ninit_arrays, total = 0;
+    arr *a = malloc((na ? na : 1) * sizeof *a);
     if (!a)
         return objrt_fail(l->ctx, "out of memory");
-    for (size_t i = 0; i < p->nitems; i++) {
-        const objrt_item *it = &p->items[i];
-        unsigned prio;
-        bool legacy;
-        int group;
-        if (!array_section(l, it, &group, &prio, &legacy) ||
-            l->objs[it->obj]->sh[it->shndx].sh_type == SHT_NOBITS)
-            continue;
-        a[na] = (arr){ group, legacy, prio, i, (const uintptr_t *)(l->base + it->off),
-                       it->size / sizeof(uintptr_t) };
-        total += count_fns(&a[na++]);
+    for (size_t j = 0; j < na; j++) {
+        const objrt_initarr *c = &l->init_arrays[j];
+        const objrt_item *it = &l->plan.items[c->item];
+        a[j] = (arr){ c->group, c->legacy, c->prio, c->item,
+                      (const uintptr_t *)(l->base + it->off), it->size / sizeof(uintptr_t) };
+        total += count_fns(&a[j]);
     }
     qsort(a, na, sizeof *a, cmp_arr);
     ctors->fn = malloc((total ? total : 1) * sizeof(uintptr_t));

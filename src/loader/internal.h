@@ -302,6 +302,8 @@ typedef struct objrt_link {
     objrt_strmap comdat_kept;   /* COMDAT signature -> id of the group kept (comdat.c) */
     size_t comdat_groups_dropped;
     uint64_t comdat_bytes_dropped;  /* SHF_ALLOC bytes of the dropped groups' sections */
+    struct objrt_initarr *init_arrays;  /* init.c: the constructor and destructor arrays */
+    size_t ninit_arrays, capinit_arrays;    /* among plan.items, found by the plan's check */
 } objrt_link;
 
 /* ---- what stays after a load (unit.c) ---- */
@@ -403,8 +405,11 @@ int objrt_unit_build(objrt_link *l, objrt_unit *u);
 int objrt_protect(objrt_link *l, objrt_unit *u);
 /* A placed, relocated .eh_frame item parses the way the unwinder parses it (eh_frame.c). */
 int objrt_eh_frame_check(objrt_link *l, const objrt_item *it);
+/* init.c. The plan's check: every constructor or destructor array is an array of
+ * pointers; it also lists them (l->init_arrays), so that collecting them after relocation
+ * reads no section name again. */
+int objrt_init_arrays_check(objrt_link *l);
 int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors);
-int objrt_init_arrays_check(objrt_link *l);    /* init.c, called by the plan */
 void objrt_run_fns(const objrt_fnlist *fns);
 void objrt_unprotect_release(objrt_unit *u);
 void objrt_unit_free(objrt_unit *u);            /* memory and tables of a unit */

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/mman.h>
@@ -54,18 +55,31 @@ int objrt_protect(objrt_link *l, objrt_unit *u)
     pthread_once(&frame_once, find_unwinder);
     if (!register_frame)
         return 0;
-    /* all sections checked before the first is registered: nothing half-registered */
-    for (size_t i = 0; i < p->nitems; i++)
-        if (p->items[i].kind == IT_EH_FRAME && objrt_eh_frame_check(l, &p->items[i]))
-            return -1;
+    /* all sections checked, and listed, before the first is registered: nothing
+     * half-registered; one walk over the items */
+    uint64_t *eh = NULL;
+    size_t n = 0, cap = 0;
     for (size_t i = 0; i < p->nitems; i++) {
         const objrt_item *it = &p->items[i];
-        if (it->kind != IT_EH_FRAME || it->size == 0)
+        if (it->kind != IT_EH_FRAME)
             continue;
-        register_frame(l->base + it->off);
-        u->eh_frames[u->neh++] = (uintptr_t)l->base + it->off;
+        if (objrt_eh_frame_check(l, it))
+            goto fail;
+        if (it->size == 0)
+            continue;
+        uint64_t *v = objrt_grow(l->ctx, eh, &cap, n + 1, sizeof *v, 64);
+        if (!v)
+            goto fail;
+        eh = v;
+        eh[n++] = (uintptr_t)l->base + it->off;
     }
+    u->eh_frames = eh;
+    for (; u->neh < n; u->neh++)
+        register_frame((const void *)(uintptr_t)eh[u->neh]);
     return 0;
+fail:
+    free(eh);
+    return -1;
 }
 
 void objrt_unprotect_release(objrt_unit *u)

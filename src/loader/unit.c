@@ -24,13 +24,44 @@ static uint64_t symbol_room(const objrt_link *l, const objrt_gsym *s)
     return y->st_size < in_section ? y->st_size : in_section;
 }
 
+static bool in_table(const objrt_gsym *s) { return s->state == G_DEF || s->state == G_COMMON; }
+
+/* objrt_sym_addr's answer for a symbol the unit defines, read from its global (the one its
+ * defining symbol maps back to) rather than looked up again through the object. */
+static int defined_addr(const objrt_link *l, const objrt_gsym *s, uint64_t *addr, bool *fixed)
+{
+    *fixed = s->state == G_DEF && !s->placed;
+    if (!*fixed) {
+        *addr = (uint64_t)(uintptr_t)l->base + s->off;
+        return 0;
+    }
+    const objrt_obj *o = l->objs[s->obj];
+    if (objrt_sym_shndx(o, s->sym) != SEC_ABS)
+        return -1;                      /* defined in a section that is not loaded */
+    *addr = o->syms[s->sym].st_value;
+    return 0;
+}
+
+/* The symbol entries the room of the global PREFETCH_AHEAD places on will read: the inputs'
+ * symbol tables were last read by resolve, and each global's entry is a cache miss (libcrypto:
+ * 7,800 of them per link) that is better waited for several at a time. */
+#define PREFETCH_AHEAD 8
+static void prefetch_room(const objrt_link *l, size_t g)
+{
+    if (g >= l->ngsyms || l->gsyms[g].state != G_DEF)
+        return;
+    const objrt_obj *o = l->objs[l->gsyms[g].obj];
+    __builtin_prefetch(&o->syms[l->gsyms[g].sym]);
+}
+
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
- * not indexed: they are private to their object. */
+ * not indexed: they are private to their object. Global names are unique, and each comes
+ * with the hash it was entered with. */
 static int index_symbols(objrt_link *l, objrt_unit *u)
 {
     size_t bytes = 0, count = 0;
     for (size_t g = 0; g < l->ngsyms; g++)
-        if (l->gsyms[g].state == G_DEF || l->gsyms[g].state == G_COMMON) {
+        if (in_table(&l->gsyms[g])) {
             bytes += l->gsyms[g].len + 1;
             count++;
         }
@@ -42,11 +73,11 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     char *w = u->names;
     uint32_t n = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
+        prefetch_room(l, g + PREFETCH_AHEAD);
         const objrt_gsym *s = &l->gsyms[g];
         uint64_t addr;
         bool fixed;
-        if ((s->state != G_DEF && s->state != G_COMMON) ||
-            objrt_sym_addr(l, l->objs[s->obj], s->sym, &addr, &fixed))
+        if (!in_table(s) || defined_addr(l, s, &addr, &fixed))
             continue;
         memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
@@ -102,14 +133,6 @@ int objrt_unit_slot(objrt_unit *u, const char *name, size_t size, bool writable,
     return rc;
 }
 
-static size_t count_items(const objrt_plan *p, int kind)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < p->nitems; i++)
-        n += p->items[i].kind == kind;
-    return n;
-}
-
 int objrt_unit_build(objrt_link *l, objrt_unit *u)
 {
     u->base = l->base;
@@ -119,9 +142,6 @@ int objrt_unit_build(objrt_link *l, objrt_unit *u)
     l->unit_owns_base = true;
     memcpy(u->group_off, l->plan.group_off, sizeof u->group_off);
     memcpy(u->group_size, l->plan.group_size, sizeof u->group_size);
-    u->eh_frames = calloc(count_items(&l->plan, IT_EH_FRAME) + 1, sizeof *u->eh_frames);
-    if (!u->eh_frames)
-        return objrt_fail(l->ctx, "out of memory");
     return index_symbols(l, u);
 }
 

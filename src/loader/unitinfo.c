@@ -16,22 +16,33 @@ static objrt_unitinfo *registry;   /* newest first; read without the lock when c
 
 /* ---- building ---- */
 
-/* Bytes for every string the unit info keeps (pool_add() writes them). */
-static size_t pool_bytes(const objrt_link *l)
+/* Bytes for every object's strings (pool_add() writes them). */
+static size_t object_bytes(const objrt_link *l)
 {
-    size_t n = 32;                                    /* ".got", ".stubs", "COMMON" */
+    size_t n = 0;
     for (size_t m = 0; m < l->nobjs; m++)
         if (l->objs[m]->pulled)
             n += 2 * (strlen(l->objs[m]->name) + 1);  /* object, then file and member */
-    for (size_t i = 0; i < l->plan.nitems; i++)
-        if (l->plan.items[i].kind == IT_COMMON)
-            n += strlen(l->gsyms[l->plan.items[i].obj].name) + 1;
     return n;
 }
 
 static bool is_extra(const objrt_item *it)
 {
     return it->kind == IT_GOT || it->kind == IT_STUBS || it->kind == IT_COMMON;
+}
+
+/* The extras and the bytes of their strings ("COMMON" symbols' names): one walk. */
+static size_t count_extras(const objrt_link *l, size_t *bytes)
+{
+    size_t n = 0;
+    *bytes = 32;                                      /* ".got", ".stubs", "COMMON" */
+    for (size_t i = 0; i < l->plan.nitems; i++) {
+        const objrt_item *it = &l->plan.items[i];
+        n += is_extra(it);
+        if (it->kind == IT_COMMON)
+            *bytes += l->gsyms[it->obj].len + 1;
+    }
+    return n;
 }
 
 static const char *pool_add(char **at, const char *s, size_t len)
@@ -74,7 +85,7 @@ static void add_extras(const objrt_link *l, objrt_unitinfo *ui, char **pool,
         } else if (it->kind == IT_COMMON) {
             const objrt_gsym *g = &l->gsyms[it->obj];
             e.section = common;
-            e.symbol = pool_add(pool, g->name, strlen(g->name));
+            e.symbol = pool_add(pool, g->name, g->len);
             e.obj = obj_slot[g->obj];
         } else {
             continue;
@@ -100,13 +111,12 @@ static bool wanted(const objrt_obj *o) { return o->pulled && o->sec_placed; }
 /* The objects, the extras and their strings in one block; then the objects' images. */
 static int build(objrt_link *l, objrt_unitinfo *ui)
 {
-    size_t nobjs = 0, nextras = 0;
+    size_t nobjs = 0, extra_bytes;
     for (size_t m = 0; m < l->nobjs; m++)
         nobjs += wanted(l->objs[m]);
-    for (size_t i = 0; i < l->plan.nitems; i++)
-        nextras += is_extra(&l->plan.items[i]);
+    size_t nextras = count_extras(l, &extra_bytes);
     size_t head = nobjs * sizeof *ui->objs + nextras * sizeof *ui->extras;
-    ui->objs = malloc(head + pool_bytes(l));      /* sizes bounded by the inputs' */
+    ui->objs = malloc(head + object_bytes(l) + extra_bytes);  /* bounded by the inputs' */
     uint32_t *obj_slot = malloc((l->nobjs + 1) * sizeof *obj_slot);
     if (!ui->objs || !obj_slot) {
         free(obj_slot);
