@@ -19,6 +19,8 @@ static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
 
 int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
 {
+    if (!objrt_registry_next(l->ctx, NULL))
+        return 0;                       /* the context's only unit: bound to none */
     for (size_t g = 0; g < l->ngsyms; g++) {
         const objrt_gsym *s = &l->gsyms[g];
         objrt_unit *dep = s->state == G_EXTERNAL && s->addr ? unit_holding(l->ctx, s->addr) : NULL;
