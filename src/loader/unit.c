@@ -42,16 +42,13 @@ static int defined_addr(const objrt_link *l, const objrt_gsym *s, uint64_t *addr
     return 0;
 }
 
-/* The symbol entries the room of the global PREFETCH_AHEAD places on will read: the inputs'
- * symbol tables were last read by resolve, and each global's entry is a cache miss (libcrypto:
- * 7,800 of them per link) that is better waited for several at a time. */
-#define PREFETCH_AHEAD 8
-static void prefetch_room(const objrt_link *l, size_t g)
+/* The symbol entry the room of a defined global will read, asked for by the counting
+ * walk: the inputs' symbol tables were last read by resolve, each global's entry is a cache
+ * miss (libcrypto: 7,800 of them per link), and the second walk finds them present. */
+static void prefetch_room(const objrt_link *l, const objrt_gsym *s)
 {
-    if (g >= l->ngsyms || l->gsyms[g].state != G_DEF)
-        return;
-    const objrt_obj *o = l->objs[l->gsyms[g].obj];
-    __builtin_prefetch(&o->syms[l->gsyms[g].sym]);
+    if (s->state == G_DEF)
+        __builtin_prefetch(&l->objs[s->obj]->syms[s->sym]);
 }
 
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
@@ -62,6 +59,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     size_t bytes = 0, count = 0;
     for (size_t g = 0; g < l->ngsyms; g++)
         if (in_table(&l->gsyms[g])) {
+            prefetch_room(l, &l->gsyms[g]);
             bytes += l->gsyms[g].len + 1;
             count++;
         }
@@ -73,7 +71,6 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     char *w = u->names;
     uint32_t n = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
-        prefetch_room(l, g + PREFETCH_AHEAD);
         const objrt_gsym *s = &l->gsyms[g];
         uint64_t addr;
         bool fixed;
