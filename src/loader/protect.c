@@ -67,7 +67,7 @@ int objrt_protect(objrt_link *l, objrt_unit *u)
             goto fail;
         if (it->size == 0)
             continue;
-        uint64_t *v = objrt_grow(l->ctx, eh, &cap, n + 1, sizeof *v, 64);
+        uint64_t *v = objrt_grow(l->ctx, eh, &cap, n + 1, sizeof *v, 4);
         if (!v)
             goto fail;
         eh = v;
