@@ -196,27 +196,33 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
 /* Memory for `total` bytes of inputs (a batch of files, or one file such as libgcc.a), every
  * page present: one fault per page, taken while copying, costs more than the copy. From
  * OBJRT_HUGE_BLOCK on, its whole blocks get huge pages (internal.h; sqlite's 2.3 MB of
- * inputs: 0.17 ms instead of 0.6 ms in a new process). The tail stays in small pages, so
- * nothing is allocated beyond `total`. */
-static uint8_t *input_memory(size_t total)
+ * inputs: 0.17 ms instead of 0.6 ms in a new process), and so does a last, partial block
+ * holding OBJRT_HUGE_TAIL_MIN or more (libcrypto's last batch of 1.5 MB); other tails stay
+ * in small pages. *span: the bytes mapped, to unmap at the end of the load. */
+static uint8_t *input_memory(size_t total, size_t *span)
 {
-    if (total < OBJRT_HUGE_BLOCK || total > SIZE_MAX - OBJRT_HUGE_BLOCK) {
+    size_t last = total & ~(size_t)(OBJRT_HUGE_BLOCK - 1);
+    *span = total;
+    if (total - last >= OBJRT_HUGE_TAIL_MIN && last < SIZE_MAX - 2 * OBJRT_HUGE_BLOCK)
+        *span = last + OBJRT_HUGE_BLOCK;
+    if (*span < OBJRT_HUGE_BLOCK || *span > SIZE_MAX - OBJRT_HUGE_BLOCK) {
         void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         return m == MAP_FAILED ? NULL : m;
     }
-    uint8_t *raw = mmap(NULL, total + OBJRT_HUGE_BLOCK, PROT_READ | PROT_WRITE,
+    uint8_t *raw = mmap(NULL, *span + OBJRT_HUGE_BLOCK, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
     uint8_t *buf = (uint8_t *)(uintptr_t)objrt_align_up((uintptr_t)raw, OBJRT_HUGE_BLOCK);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint8_t *end = buf + ((total + page - 1) & ~(page - 1)), *raw_end = raw + total + OBJRT_HUGE_BLOCK;
+    *span = (*span + page - 1) & ~(page - 1);
+    uint8_t *end = buf + *span, *raw_end = raw + *span + OBJRT_HUGE_BLOCK;
     if (buf > raw)
         munmap(raw, (size_t)(buf - raw));
     if (raw_end > end)
         munmap(end, (size_t)(raw_end - end));
-    objrt_offer_huge(buf, 0, total);
+    objrt_offer_huge(buf, 0, *span);
     madvise(buf, total, MADV_POPULATE_WRITE);   /* Linux >= 5.14; else faulted by the reads */
     return buf;
 }
@@ -240,15 +246,17 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t *got, int *err)
     return true;
 }
 
-static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out)
+/* *span: the bytes mapped at *out (input_memory). */
+static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out,
+                      size_t *span)
 {
-    uint8_t *buf = input_memory(size);      /* libgcc.a (3 MB) comes this way */
+    uint8_t *buf = input_memory(size, span);    /* libgcc.a (3 MB) comes this way */
     if (!buf)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
     size_t got;
     int err;
     if (!read_fully(fd, buf, size, &got, &err)) {
-        munmap(buf, size);
+        munmap(buf, *span);
         return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
                           err ? strerror(err) : "file shrank while being read", got, size);
     }
@@ -289,12 +297,13 @@ int objrt_input_add_file(objrt_link *l, const char *path)
     if (fd < 0)
         return objrt_fail(l->ctx, "%s: %s", path, why);
     void *map = NULL;
-    int rc = read_whole(l, path, fd, size, &map);
+    size_t span;
+    int rc = read_whole(l, path, fd, size, &map, &span);
     close(fd);
     if (rc)
         return -1;
-    if (!push_blob(l, map, size)) {
-        munmap(map, size);
+    if (!push_blob(l, map, span)) {
+        munmap(map, span);
         return -1;
     }
     rc = add_bytes(l, path, map, size, true);
@@ -354,12 +363,13 @@ static size_t batch_open(const char *const *paths, size_t n, size_t max, batch_f
 static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, size_t k,
                       size_t total)
 {
-    uint8_t *buf = input_memory(total);
+    size_t span;
+    uint8_t *buf = input_memory(total, &span);
     if (!buf)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", paths[0], total,
                           strerror(errno));
-    if (!push_blob(l, buf, total)) {
-        munmap(buf, total);
+    if (!push_blob(l, buf, span)) {
+        munmap(buf, span);
         return -1;
     }
     size_t nread = 0, got = 0;

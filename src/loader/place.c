@@ -271,15 +271,13 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
  * inside the runs it writes get huge pages (internal.h; a small page costs about 1.6 us on
  * the machine measured in the README). Only blocks that are written anyway: zero-fill stays
  * demand-zero.
- * The unit's last block, when it is partial but at least HUGE_TAIL_MIN of it is written
- * (sqlite's 1.26 MB unit, libcrypto's last 1.87 MB), gets one too: the reservation is made
- * up to the block's end, populated, and cut back to the plan's size before anything is
- * copied, so the unit's mapping is exactly its plan as before. A huge page then costs
+ * The unit's last block, when it is partial but at least OBJRT_HUGE_TAIL_MIN of it is
+ * written (sqlite's 1.26 MB unit, libcrypto's last 1.87 MB), gets one too: the reservation
+ * is made up to the block's end, populated, and cut back to the plan's size before anything
+ * is copied, so the unit's mapping is exactly its plan as before. A huge page then costs
  * ~0.23 ms against ~0.5 ms for sqlite's 308 small ones. What lies past the cut stays
  * allocated until the kernel splits the huge page, which it does when it needs the memory
- * (deferred split); below HUGE_TAIL_MIN (three quarters of the measured break-even at
- * 0.6-0.9 MB, to leave room for the huge page's own variance) small pages are cheaper. */
-#define HUGE_TAIL_MIN ((uint64_t)1 << 20)
+ * (deferred split). */
 
 /* Bytes of written items (contents, GOT, stubs: what populate_written prefaults) from
  * offset `from` on. */
@@ -299,8 +297,8 @@ static uint64_t written_from(const objrt_plan *p, uint64_t from)
 static uint64_t reservation_span(const objrt_plan *p)
 {
     uint64_t last = objrt_page_down(p->total, OBJRT_HUGE_BLOCK);
-    if (p->total - last < HUGE_TAIL_MIN || p->base_align > OBJRT_HUGE_BLOCK ||
-        written_from(p, last) < HUGE_TAIL_MIN)
+    if (p->total - last < OBJRT_HUGE_TAIL_MIN || p->base_align > OBJRT_HUGE_BLOCK ||
+        written_from(p, last) < OBJRT_HUGE_TAIL_MIN)
         return p->total;
     return last + OBJRT_HUGE_BLOCK;
 }

@@ -4,7 +4,10 @@
 #     offered to transparent huge pages; the files after the first block land past it. A
 #     3 MiB object between small ones must link and print the same hash of its bytes as
 #     the native link (control: the same objects with one byte of the big one changed print
-#     another hash, so the comparison sees a wrong byte).
+#     another hash, so the comparison sees a wrong byte). A last, partial block holding 1 MiB
+#     or more gets a huge page too (the mapping reaches the block's end): the 3 MiB batch
+#     (last block ~1.02 MiB) and a 1.5 MiB one take that path, a 2.3 MiB one (last block
+#     0.3 MiB) the small-page tail; each must print what the native link prints.
 #   * A batch holds at most a quarter of the descriptor limit open (at least 16, at most
 #     256), and a file that cannot be opened ends the batch early. 70 objects must link and
 #     print what the native link prints under `ulimit -n 64` (batches of 16) and, x86_64
@@ -26,6 +29,8 @@ set -u
 low_fd=0
 [ "$TARGET" = x86_64 ] && [ -z "$SAN" ] && low_fd=1
 expect "batch: 3 MiB object across a huge block links like the native link" \
+       "batch: 1.5 MiB object (its block a huge page) links like the native link" \
+       "batch: 2.3 MiB object (last block in small pages) links like the native link" \
        "batch: 70 objects under ulimit -n 64 link like the native link"
 [ "$low_fd" = 1 ] && expect "batch: 70 objects under ulimit -n 12 link like the native link"
 expect "archive: misaligned members of a file link like the native link" \
@@ -99,6 +104,30 @@ EOF
     else
         hfail "batch: a changed byte of the big object changes the hash: status $rc, got '$(oneline "$got")', native '$want'"
     fi
+fi
+
+# blob_case BYTES NAME: an object of BYTES random bytes between the small ones, as above.
+blob_case() {
+    local bytes=$1 name=$2 want got rc
+    python3 -c 'import random, sys; random.seed(int(sys.argv[2])); open(sys.argv[1], "wb").write(bytes(random.getrandbits(8) for _ in range(int(sys.argv[2]))))' \
+        "$W/data-$bytes.bin" "$bytes"
+    sed "s|$W/data.bin|$W/data-$bytes.bin|" "$W/big.S" >"$W/big-$bytes.S"
+    if ! $GCC -c "$W/big-$bytes.S" -o "$W/big-$bytes.o" 2>>"$W/err" ||
+       ! $GCC "$W/hash.o" "$W/big-$bytes.o" "$W/small_a.o" "$W/small_b.o" -o "$W/hash-native-$bytes" 2>>"$W/err"; then
+        fail "$name: compile: $(oneline "$(cat "$W/err")")"
+        return
+    fi
+    want=$($RUN "$W/hash-native-$bytes")
+    got=$($OBJRT run "$W/small_a.o" "$W/big-$bytes.o" "$W/hash.o" "$W/small_b.o" 2>&1); rc=$?
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then pass "$name (prints $got)"
+    else fail "$name: status $rc, got '$(oneline "$got")', native '$want'"; fi
+}
+if [ "$ok" = 1 ]; then
+    blob_case 1572864 "batch: 1.5 MiB object (its block a huge page) links like the native link"
+    blob_case 2411724 "batch: 2.3 MiB object (last block in small pages) links like the native link"
+else
+    fail "batch: 1.5 MiB object (its block a huge page) links like the native link: compile failed"
+    fail "batch: 2.3 MiB object (last block in small pages) links like the native link: compile failed"
 fi
 
 # ---- an archive with misaligned members ------------------------------------------------
