@@ -375,6 +375,9 @@ struct objrt_ctx {
     struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
     objrt_spare spares[OBJRT_SPARES];  /* place.c: reservations of unloaded units */
     objrt_spare jit_spare;      /* gdbjit.c: an unloaded unit's image block, for the next */
+    objrt_keymap host_kind;     /* symbols.c: host address -> 1 code, 0 data (dladdr1's
+                                   answer), valid while the process's libraries are */
+    unsigned long long host_adds, host_subs;   /* ... dl_iterate_phdr's counts then */
     bool closing;               /* objrt_free: unloads return memory at once */
 };
 
@@ -630,6 +633,9 @@ static inline uint8_t objrt_sym_flags_addr(objrt_link *l, const objrt_obj *o, si
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
+/* Does addr start a function of a loaded library (dladdr1: STT_FUNC or STT_GNU_IFUNC)?
+ * Kept per context while no library is loaded or unloaded (ctx->lock held). */
+bool objrt_host_is_code(objrt_ctx *ctx, uint64_t addr);
 /* The identity of a GOT slot or stub target, and the address it stands for. */
 objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend);
 uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k);

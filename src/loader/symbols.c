@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,13 +63,46 @@ static bool is_code_address(uint64_t addr)
     return t == STT_FUNC || t == STT_GNU_IFUNC;
 }
 
+static int library_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+    unsigned long long *c = data;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        return -1;                          /* no counts: never trust the cache */
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;                               /* the first object carries them: stop */
+}
+
+/* dladdr1 scans the whole symbol table of the library it finds (~15k instructions for
+ * libc), and a unit that reaches host data or takes host functions' addresses asks it for
+ * each of those globals at every load. The answers are kept per context, for as long as
+ * no library has been loaded or unloaded since (glibc's counts, dl_iterate_phdr), so an
+ * address another library now occupies is asked again. */
+bool objrt_host_is_code(objrt_ctx *ctx, uint64_t addr)
+{
+    unsigned long long c[2];
+    if (dl_iterate_phdr(library_counts, c) != 1)
+        return is_code_address(addr);
+    if (c[0] != ctx->host_adds || c[1] != ctx->host_subs) {
+        objrt_keymap_free(&ctx->host_kind);
+        ctx->host_adds = c[0];
+        ctx->host_subs = c[1];
+    }
+    uint32_t kind = objrt_keymap_get(&ctx->host_kind, addr, 0);
+    if (kind != OBJRT_NONE)
+        return kind;
+    bool code = is_code_address(addr);
+    (void)objrt_keymap_put(&ctx->host_kind, addr, 0, code);    /* out of memory: ask again */
+    return code;
+}
+
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
 {
     objrt_gsym *g = objrt_sym_global(l, o, symidx);
     if (!g || g->state != G_EXTERNAL)
         return false;
     if (g->host_func < 0)
-        g->host_func = is_code_address(g->addr);
+        g->host_func = objrt_host_is_code(l->ctx, g->addr);
     return g->host_func;
 }
 
