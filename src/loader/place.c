@@ -404,11 +404,13 @@ int objrt_place(objrt_link *l)
         ((uintptr_t)l->base < p->win_lo || (uintptr_t)l->base > p->win_hi)) {
         munmap(l->base, span);
         l->base = place_in_window(span, align, p->win_lo, p->win_hi, l->arch->user_top);
-        if (!l->base && align > p->base_align) {   /* no 2 MiB boundary in the window: any */
-            span = p->total;
-            l->base = place_in_window(span, p->base_align, p->win_lo, p->win_hi,
-                                      l->arch->user_top);
-        }
+    }
+    if (!l->base && (align > p->base_align || span > p->total)) {
+        /* no room for a 2 MiB boundary or a whole last block: the plan's size, any base */
+        span = p->total;
+        l->base = free_choice ? place_anywhere(span, p->base_align)
+                              : place_in_window(span, p->base_align, p->win_lo, p->win_hi,
+                                                l->arch->user_top);
     }
     if (!l->base) {
         if (free_choice)

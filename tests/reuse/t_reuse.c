@@ -31,7 +31,9 @@
  *   huge-tail-cut (maps)  a fresh unit whose last, partial 2 MiB block is mostly written
  *                      (1.3 MB of .rodata alone, and after a whole block: 3.5 MB) is
  *                      reserved to the block's end for a huge page and cut back: its content
- *                      is right and nothing stays mapped past its plan
+ *                      is right and nothing stays mapped past its plan; x86_64: also
+ *                      compiled -fno-pic (R_X86_64_32: a window below 4 GiB, placed from
+ *                      the process's map), which must also land below 4 GiB
  * Controls (HARNESS): the stale-byte check sees a byte planted in .bss and in padding, and
  * the previous unit had nonzero bytes under the bytes it checks; the poller catches an
  * rwx window; the past-the-end check sees a reservation that was not cut back. Under qemu-user (T_NO_FORK, T_NO_THREADS, T_NO_MAPS) the cases that read
@@ -499,6 +501,9 @@ static int huge_tail_cut(void *arg, char *why, size_t whylen)
     else if (!((int (*)(void))objrt_unit_sym(a, "reuse_content_ok"))() ||
              ((size_t (*)(void))objrt_unit_sym(a, "reuse_nonzero_bss"))())
         snprintf(why, whylen, "%s.o: wrong .data/.rodata bytes or nonzero .bss", shape);
+    else if (strstr(shape, "low") && x + size > (uintptr_t)1 << 32)
+        snprintf(why, whylen, "%s.o at %#lx: its absolute 32-bit references need it below 4 GiB",
+                 shape, (unsigned long)x);
     else if (!mapped_past(x, size, why, whylen))
         ok = 1;
     return t_ctx_done(ctx, ok, why, whylen);
@@ -797,6 +802,9 @@ int main(int argc, char **argv)
 #ifndef T_NO_MAPS
     t_case("huge-tail-cut-1.3mb", huge_tail_cut, (void *)"ro1m3");
     t_case("huge-tail-cut-3.5mb", huge_tail_cut, (void *)"ro3m3");
+#ifdef __x86_64__
+    t_case("huge-tail-cut-window", huge_tail_cut, (void *)"ro1m3low");
+#endif
     t_harness_case("huge-tail-control-whole-block-seen", huge_tail_control, NULL);
 #endif
     return t_exit_status();
