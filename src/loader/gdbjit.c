@@ -215,15 +215,6 @@ static void *block_alloc(objrt_ctx *ctx, size_t size)
     return p;
 }
 
-/* The images' inputs are read once each, in object order, long after the plan touched
- * them: the next object's headers are asked for ahead of the copy. */
-static void prefetch_object(const objrt_obj *o)
-{
-    __builtin_prefetch(o->data);
-    __builtin_prefetch(o->sh);
-    __builtin_prefetch(o->sec_placed);
-}
-
 int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *slot)
 {
     size_t nsec = 0;
@@ -236,8 +227,6 @@ int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *
     bool big = false;
     for (size_t m = 0, k = 0; keep && ip && m < l->nobjs; m++)
         if (slot[m] != OBJRT_NONE) {
-            if (m + 1 < l->nobjs)
-                __builtin_prefetch(l->objs[m + 1]->sh);
             ip[m] = (image_plan){ image_size(l->objs[m], keep + k), k };
             k += l->objs[m]->shnum;
         }
@@ -258,8 +247,6 @@ int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *ui, const uint32_t *
     for (size_t m = 0; m < l->nobjs; m++) {
         if (slot[m] == OBJRT_NONE)
             continue;
-        if (m + 1 < l->nobjs)
-            prefetch_object(l->objs[m + 1]);
         size_t s = slot[m];
         fill_image(l, l->objs[m], keep + ip[m].keep, img, ip[m].size);
         e[s] = (struct objrt_jit_entry){ NULL, NULL, (const char *)img, ip[m].size };

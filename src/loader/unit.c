@@ -42,15 +42,6 @@ static int defined_addr(const objrt_link *l, const objrt_gsym *s, uint64_t *addr
     return 0;
 }
 
-/* The symbol entry the room of a defined global will read, asked for by the counting
- * walk: the inputs' symbol tables were last read by resolve, each global's entry is a cache
- * miss (libcrypto: 7,800 of them per link), and the second walk finds them present. */
-static void prefetch_room(const objrt_link *l, const objrt_gsym *s)
-{
-    if (s->state == G_DEF)
-        __builtin_prefetch(&l->objs[s->obj]->syms[s->sym]);
-}
-
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
  * not indexed: they are private to their object. Global names are unique, and each comes
  * with the hash it was entered with. */
@@ -59,7 +50,6 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     size_t bytes = 0, count = 0;
     for (size_t g = 0; g < l->ngsyms; g++)
         if (in_table(&l->gsyms[g])) {
-            prefetch_room(l, &l->gsyms[g]);
             bytes += l->gsyms[g].len + 1;
             count++;
         }
