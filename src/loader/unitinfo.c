@@ -31,23 +31,33 @@ static bool is_extra(const objrt_item *it)
     return it->kind == IT_GOT || it->kind == IT_STUBS || it->kind == IT_COMMON;
 }
 
-/* The extras and the bytes of their strings ("COMMON" symbols' names): one walk. */
-static size_t count_extras(const objrt_link *l, size_t *bytes)
+/* Where the plan's extras are: how many, the bytes of their strings ("COMMON" symbols'
+ * names), and the range of items that holds them (the plan adds them after the sections,
+ * so the fill walks a few items rather than all of them again). */
+typedef struct extras {
+    size_t n, bytes;
+    size_t first, end;          /* items [first, end) hold every extra */
+} extras;
+
+static extras find_extras(const objrt_link *l)
 {
-    size_t n = 0;
-    *bytes = 32;                                      /* ".got", ".stubs", "COMMON" */
+    extras x = { 0, 32, 0, 0 };                      /* ".got", ".stubs", "COMMON" */
     for (size_t i = 0; i < l->plan.nitems; i++) {
         const objrt_item *it = &l->plan.items[i];
-        n += is_extra(it);
+        if (!is_extra(it))
+            continue;
+        if (!x.n++)
+            x.first = i;
+        x.end = i + 1;
         if (it->kind == IT_COMMON)
-            *bytes += l->gsyms[it->obj].len + 1;
+            x.bytes += l->gsyms[it->obj].len + 1;
     }
-    return n;
+    return x;
 }
 
 static const char *pool_add(char **at, const char *s, size_t len)
 {
-    char *p = *at;                    /* pool_bytes() sized the pool for every string */
+    char *p = *at;                    /* build() sized the pool for every string */
     memcpy(p, s, len);
     p[len] = '\0';
     *at += len + 1;
@@ -58,9 +68,9 @@ static const char *pool_add(char **at, const char *s, size_t len)
 static void name_object(char **pool, objrt_info_obj *out, const char *name)
 {
     size_t n = strlen(name);
-    const char *open = strrchr(name, '(');
+    const char *open = n && name[n - 1] == ')' ? strrchr(name, '(') : NULL;
     out->object = pool_add(pool, name, n);
-    if (n && name[n - 1] == ')' && open && open > name) {
+    if (open && open > name) {
         out->file = pool_add(pool, name, (size_t)(open - name));
         out->member = pool_add(pool, open + 1, (size_t)(name + n - 2 - open));
     } else {
@@ -70,12 +80,12 @@ static void name_object(char **pool, objrt_info_obj *out, const char *name)
 }
 
 static void add_extras(const objrt_link *l, objrt_unitinfo *ui, char **pool,
-                       const uint32_t *obj_slot)
+                       const uint32_t *obj_slot, const extras *x)
 {
     const char *got = pool_add(pool, ".got", 4), *stubs = pool_add(pool, ".stubs", 6);
     const char *common = pool_add(pool, "COMMON", 6);
     uint64_t base = (uint64_t)(uintptr_t)l->base;
-    for (size_t i = 0; i < l->plan.nitems; i++) {
+    for (size_t i = x->first; i < x->end; i++) {
         const objrt_item *it = &l->plan.items[i];
         objrt_info_extra e = { base + it->off, it->size, NULL, NULL, OBJRT_NONE };
         if (it->kind == IT_GOT) {
@@ -111,12 +121,12 @@ static bool wanted(const objrt_obj *o) { return o->pulled && o->sec_placed; }
 /* The objects, the extras and their strings in one block; then the objects' images. */
 static int build(objrt_link *l, objrt_unitinfo *ui)
 {
-    size_t nobjs = 0, extra_bytes;
+    size_t nobjs = 0;
     for (size_t m = 0; m < l->nobjs; m++)
         nobjs += wanted(l->objs[m]);
-    size_t nextras = count_extras(l, &extra_bytes);
-    size_t head = nobjs * sizeof *ui->objs + nextras * sizeof *ui->extras;
-    ui->objs = malloc(head + object_bytes(l) + extra_bytes);  /* bounded by the inputs' */
+    extras x = find_extras(l);
+    size_t head = nobjs * sizeof *ui->objs + x.n * sizeof *ui->extras;
+    ui->objs = malloc(head + object_bytes(l) + x.bytes);      /* bounded by the inputs' */
     uint32_t *obj_slot = malloc((l->nobjs + 1) * sizeof *obj_slot);
     if (!ui->objs || !obj_slot) {
         free(obj_slot);
@@ -135,7 +145,7 @@ static int build(objrt_link *l, objrt_unitinfo *ui)
         obj_slot[m] = (uint32_t)ui->nobjs++;
     }
     ui->name = ui->nobjs ? ui->objs[0].object : pool_add(&pool, "(empty)", 7);
-    add_extras(l, ui, &pool, obj_slot);
+    add_extras(l, ui, &pool, obj_slot, &x);
     int rc = objrt_gdbjit_build(l, ui, obj_slot);
     free(obj_slot);
     return rc;
