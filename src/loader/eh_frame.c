@@ -11,15 +11,19 @@
  *        encodings of fixed size, absolute or PC-relative (indirect for the personality
  *        only, whose slot must lie in the unit); return-address column below 128
  *   FDE  CIE pointer to a CIE earlier in the same section; [pc_begin, pc_begin + range)
- *        inside the unit's code (a pc_begin field of 0 is a discarded FDE libgcc skips)
+ *        inside the unit's code (a pc_begin field of 0 is a discarded FDE libgcc skips);
+ *        when the CIE has 'L', augmentation data that holds the LSDA pointer, which is 0
+ *        (no LSDA) or leads into the unit's image
  *   both call-frame instructions that are known opcodes with their operands in the record
- * DWARF expressions inside instructions are not interpreted: they only run while the
- * unit's own code is being unwound, and that code is the unit's to choose anyway.
+ * DWARF expressions inside instructions, and the LSDA's contents, are not interpreted:
+ * they are only read while the unit's own code is being unwound, and that code is the
+ * unit's to choose anyway.
  * Constants are DWARF 4 (sections 6.4.2, 7.7.2, 7.23) and the LSB's .eh_frame chapter.
  * Cost (issue 13): the call-frame instructions are most of it; the FDE almost every record
  * is takes a shorter path (fde_common) that hands anything else, and any fault, to the
  * general one, which OBJRT_FULL_WALK=1 makes every FDE take (t_eh_frame compares them).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +44,7 @@ typedef struct cie {
     uint64_t off;                   /* record start in the section */
     uint8_t fde_enc, lsda_enc;
     bool z;                         /* FDEs carry augmentation data */
-    bool common;                    /* and 'z' with PC-relative sdata4 pointers (fde_common) */
+    bool common;                    /* 'z', PC-relative sdata4 pointers, no 'L' (fde_common) */
 } cie;
 
 typedef struct ehcheck {
@@ -329,7 +333,7 @@ static int check_cie(ehcheck *c, rd *r)
         return bad(c, "CIE return address column is not a register");
     if (k.z && check_cie_augmentation(c, r, aug, &k))
         return -1;
-    k.common = k.z && k.fde_enc == (PE_PCREL | PE_SDATA4);
+    k.common = k.z && k.fde_enc == (PE_PCREL | PE_SDATA4) && k.lsda_enc == PE_OMIT;
     if (!check_insns(r, k.fde_enc))
         return bad(c, "CIE has an unknown call-frame instruction or one that runs past "
                       "the record");
@@ -377,6 +381,40 @@ static bool get_range(rd *r, uint8_t enc, uint64_t *begin, uint64_t *range, uint
     return true;
 }
 
+/* An FDE's augmentation data (its CIE has 'z'): inside the record, and when the CIE has 'L'
+ * (lsda_enc not omit), starting with the LSDA pointer. libgcc reads that pointer right after
+ * the length, whatever the length says, and the personality routine then reads the LSDA
+ * (and the call-site table in it) where it leads, whenever a frame of this FDE is unwound:
+ * so the data must hold it, and it must lead into the unit's image. A field of 0 is no
+ * LSDA (libgcc's read_encoded_value adds no base to a 0, so even a PC-relative 0 is NULL,
+ * which the personality routines take as "nothing to do in this frame"); so is a dropped
+ * COMDAT function's reference to its LSDA (comdat.c writes such references as 0). */
+static int check_fde_augmentation(ehcheck *c, rd *r, const cie *k)
+{
+    uint64_t n, lsda;
+    if (r->p < r->end && !(*r->p & 0x80))
+        n = *r->p++;                /* a one-byte length, without get_uleb's loop */
+    else if (!get_uleb(r, &n))
+        return bad(c, "FDE augmentation data runs past the record");
+    if (n > (uint64_t)(r->end - r->p))
+        return bad(c, "FDE augmentation data runs past the record");
+    if (k->lsda_enc != PE_OMIT) {
+        rd a = { r->p, r->p + n };
+        uint64_t none = (k->lsda_enc & PE_APP) == PE_PCREL ? (uintptr_t)a.p : 0;
+        if (!get_ptr(&a, k->lsda_enc, &lsda))
+            return bad(c, "FDE augmentation data is too short for the LSDA pointer its "
+                          "CIE's 'L' announces");
+        if (lsda != none && !in_unit(c->l, lsda, 1)) {
+            char what[96];
+            snprintf(what, sizeof what, "FDE's LSDA pointer (record offset 0x%llx) leads "
+                     "outside the unit", (unsigned long long)(r->p - (c->sec + c->rec)));
+            return bad(c, what);
+        }
+    }
+    r->p += n;
+    return 0;
+}
+
 static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
 {
     uint64_t id_at = c->rec + 4, begin, range, raw;
@@ -388,15 +426,8 @@ static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
     if (raw != 0 &&                 /* 0: a discarded function's FDE, skipped by libgcc */
         (begin < c->code_lo || begin > c->code_hi || range > c->code_hi - begin))
         return bad(c, "FDE covers addresses outside the unit's code");
-    if (k->z) {                     /* augmentation data, almost always of length 0 */
-        uint64_t n;
-        if (r->p < r->end && !(*r->p & 0x80))
-            n = *r->p++;            /* a one-byte length, without get_uleb's loop */
-        else if (!get_uleb(r, &n))
-            return bad(c, "FDE augmentation data runs past the record");
-        if (!skip(r, n))
-            return bad(c, "FDE augmentation data runs past the record");
-    }
+    if (k->z && check_fde_augmentation(c, r, k))
+        return -1;
     if (!check_insns(r, k->fde_enc))
         return bad(c, "FDE has an unknown call-frame instruction or one that runs past "
                       "the record");
@@ -404,7 +435,7 @@ static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
 }
 
 /* The FDE almost every record is, checked without the general path's steps: its CIE the
- * one the previous FDE used (at `cie_off`), with 'z' and PC-relative sdata4 pointers;
+ * one the previous FDE used (at `cie_off`), with 'z', PC-relative sdata4 pointers, no 'L';
  * augmentation data of length 0; a range inside the unit's code. false for any fault: the
  * general path then decides, and words the error. */
 static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c,

@@ -31,8 +31,27 @@
  *                                       pointer, range, augmentation length), and every
  *                                       FDE's CIE pointer moved by -8..8: each loads on
  *                                       both paths or is refused with the same error
+ *                                       and twocie.o's LSDA fields (lsda_paths: every
+ *                                       'L' FDE's augmentation length 0..8, its LSDA
+ *                                       relocation's addend moved, the relocation dropped
+ *                                       with the field 0 or random; the CIE's 'L' encoding)
  *   common-and-general-paths-control    the comparison itself, given two different inputs
  *                                       (one with an unknown opcode): it must see them differ
+ *
+ * argv[3]: lsda.o (g++ -O2: lsda_catch catches what lsda_throw throws; both FDEs use a
+ * "zPLR" CIE whose FDEs hold an LSDA pointer into .gcc_except_table). libgcc reads that
+ * pointer right after the FDE's augmentation length, whatever the length says, and the
+ * personality routine reads the LSDA where it leads; before the check bounded it, each
+ * refused case below loaded:
+ *   lsda-cxx-control                    loads, lsda_catch(5) catches (51), lsda_catch(1) 1
+ *   lsda-pointer-outside-unit           the LSDA relocation's addend + 2^30: refused
+ *   lsda-pointer-before-unit            the same, - 2^30: refused
+ *   lsda-null-pointer-loads             the relocation dropped, the field 0 (libgcc: no
+ *                                       LSDA): loads, and lsda_catch(1) runs
+ *   lsda-augmentation-too-short         augmentation length 3 (< the 4-byte pointer): refused
+ *   lsda-augmentation-empty             length 0 (libgcc would read the pointer from the
+ *                                       call-frame instructions): refused
+ * Each edit is checked to change the input; the control is the unedited file.
  */
 #include "t_common.h"
 #include <execinfo.h>
@@ -381,6 +400,69 @@ static int run_random_programs(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+/* ---- LSDA pointers (lsda.o: g++ -O2, a throw caught inside the unit; twocie.o) ---- */
+
+static unsigned char *cxx;      /* lsda.o, NULL when it could not be read */
+static size_t cxx_size;
+
+/* A ULEB128 at p[*i] (no bounds beyond 10 bytes: the fixture is gcc's). */
+static uint64_t lsda_uleb(const unsigned char *p, size_t *i)
+{
+    uint64_t v = 0;
+    for (unsigned k = 0; k < 10; k++) {
+        unsigned char b = p[(*i)++];
+        v |= (uint64_t)(b & 0x7f) << (7 * k);
+        if (!(b & 0x80)) break;
+    }
+    return v;
+}
+
+/* The FDEs of img's .eh_frame whose CIE has 'L' with gcc's layout: CIE "zPLR", version 1,
+ * FDE and LSDA pointers PC-relative sdata4 (0x1b), so the FDE's augmentation length is
+ * the byte at +16 (4) and its LSDA pointer the 4 bytes at +17. Up to `max` offsets in
+ * out[]; *lenc_at (if not NULL) receives the offset of the first such CIE's 'L' byte.
+ * Returns how many. */
+static size_t lsda_fdes(unsigned char *img, size_t *out, size_t max, size_t *lenc_at)
+{
+    int eh = t_find_section(img, ".eh_frame");
+    if (eh < 0) return 0;
+    const unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset;
+    size_t size = t_shdr(img, (unsigned)eh)->sh_size, n = 0;
+    for (size_t at = 0; at + 8 <= size && n < max;) {
+        uint32_t len, id;
+        memcpy(&len, s + at, 4);
+        memcpy(&id, s + at + 4, 4);
+        if (len == 0 || len > size - at - 4) break;
+        size_t cie = at + 4 - id, i = cie + 14;            /* after "zPLR\0" */
+        if (id != 0 && id <= at + 4 && s[cie + 8] == 1 && memcmp(s + cie + 9, "zPLR", 5) == 0) {
+            lsda_uleb(s, &i);                               /* code alignment */
+            lsda_uleb(s, &i);                               /* data alignment (skipped) */
+            i++;                                            /* return address column */
+            lsda_uleb(s, &i);                               /* augmentation length */
+            unsigned char penc = s[i++];
+            i += (penc & 0x0f) == 0x0b || (penc & 0x0f) == 0x03 ? 4 : 8;  /* personality */
+            if (s[i] == 0x1b && s[i + 1] == 0x1b && s[at + 16] == 4) {
+                if (lenc_at && n == 0) *lenc_at = i;
+                out[n++] = at;
+            }
+        }
+        at += 4 + (size_t)len;
+    }
+    return n;
+}
+
+/* img's .rela.eh_frame entry at r_offset `off`, or NULL. */
+static Elf64_Rela *eh_rela_at(unsigned char *img, size_t off)
+{
+    int rs = t_find_section(img, ".rela.eh_frame");
+    if (rs < 0) return NULL;
+    Elf64_Shdr *h = t_shdr(img, (unsigned)rs);
+    Elf64_Rela *r = (Elf64_Rela *)(img + h->sh_offset);
+    for (size_t k = 0; k < h->sh_size / sizeof *r; k++)
+        if (r[k].r_offset == off) return &r[k];
+    return NULL;
+}
+
 /* ---- the common FDE path against the general one (OBJRT_FULL_WALK=1) ---- */
 
 /* "loaded" or the error of loading img (twocie.o's size) with OBJRT_FULL_WALK set or not. */
@@ -410,6 +492,57 @@ static int same_outcome(const unsigned char *a, const unsigned char *b, const ch
     }
     *loaded += strcmp(common, "loaded") == 0;
     return 1;
+}
+
+/* The LSDA fields of twocie.o (img, unedited) on both paths: for every FDE whose CIE has
+ * 'L', its augmentation length 0..8, its LSDA relocation's addend moved by -2^30..2^30,
+ * that relocation dropped with the field's 4 bytes 0 or random; then the CIE's 'L'
+ * encoding byte replaced (omit, other sizes, an indirect and unreadable ones). *n and
+ * *loaded count the inputs; img is unedited again on return. */
+static int lsda_paths(unsigned char *img, int *n, int *loaded, char *why, size_t whylen)
+{
+    static const int64_t moves[] = { -0x40000000, -0x100000, -0x1000, -0x100, -1, 1,
+                                     0x100, 0x1000, 0x100000, 0x40000000 };
+    static const unsigned char encs[] = { 0xff, 0x00, 0x03, 0x0b, 0x1a, 0x1b, 0x1c, 0x9b,
+                                          0x01, 0x50 };
+    unsigned char *s = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset;
+    size_t fdes[16], lenc = 0, nf = lsda_fdes(img, fdes, 16, &lenc);
+    char what[160];
+    int ok = nf > 0;
+    if (!ok) snprintf(why, whylen, "twocie.o has no FDE with an LSDA pointer");
+    for (size_t j = 0; ok && j < nf; j++) {
+        size_t f = fdes[j];
+        Elf64_Rela *r = eh_rela_at(img, f + 17), keep;
+        if (!r) { snprintf(why, whylen, "FDE at 0x%zx: no relocation at its LSDA pointer", f); return 0; }
+        keep = *r;
+        for (unsigned v = 0; v <= 8 && ok; v++, (*n)++) {
+            s[f + 16] = (unsigned char)v;
+            snprintf(what, sizeof what, "FDE at 0x%zx augmentation length %u", f, v);
+            ok = same_outcome(img, img, what, loaded, why, whylen);
+        }
+        s[f + 16] = 4;
+        for (size_t k = 0; k < sizeof moves / sizeof moves[0] && ok; k++, (*n)++) {
+            r->r_addend = keep.r_addend + moves[k];
+            snprintf(what, sizeof what, "FDE at 0x%zx LSDA addend %+lld", f, (long long)moves[k]);
+            ok = same_outcome(img, img, what, loaded, why, whylen);
+        }
+        r->r_info = ELF64_R_INFO(ELF64_R_SYM(keep.r_info), 0);        /* R_*_NONE */
+        for (int k = 0; k < 8 && ok; k++, (*n)++) {
+            uint32_t v = k ? (uint32_t)rand() : 0;
+            memcpy(s + f + 17, &v, 4);
+            snprintf(what, sizeof what, "FDE at 0x%zx LSDA unrelocated 0x%08x", f, v);
+            ok = same_outcome(img, img, what, loaded, why, whylen);
+        }
+        *r = keep;
+        memcpy(s + f + 17, two + (s - img) + f + 17, 4);
+    }
+    for (size_t k = 0; k < sizeof encs / sizeof encs[0] && ok; k++, (*n)++) {
+        s[lenc] = encs[k];
+        snprintf(what, sizeof what, "CIE 'L' encoding 0x%02x", encs[k]);
+        ok = same_outcome(img, img, what, loaded, why, whylen);
+    }
+    s[lenc] = 0x1b;
+    return ok;
 }
 
 /* arg NULL: random programs and FDE header bytes, each compared on the two paths;
@@ -482,6 +615,8 @@ static int run_paths(void *arg, char *why, size_t whylen)
         memcpy(s + at + 4, &id, 4);
         at += 4 + (size_t)l;
     }
+    if (ok)
+        ok = lsda_paths(img, &n, &loaded, why, whylen);
     if (ok && (loaded < 60 || n - loaded < 60)) {
         snprintf(why, whylen, "unbalanced: %d of %d loaded", loaded, n);
         ok = 0;
@@ -492,11 +627,90 @@ static int run_paths(void *arg, char *why, size_t whylen)
     return ok;
 }
 
+typedef struct lsda_edit {
+    const char *name;
+    int what;                   /* LSDA_* below */
+    int64_t value;
+    const char *needle;         /* NULL: must load (and catch, for LSDA_NONE) */
+} lsda_edit;
+
+enum { LSDA_NONE, LSDA_ADDEND, LSDA_NULL, LSDA_AUGLEN };
+
+/* Load lsda.o edited as `e` says (in its first FDE with an LSDA) with libstdc++ available.
+ * The control must load, throw and catch (lsda_catch(5) = 51: the handler ran;
+ * lsda_catch(1) = 1: no throw); an edit must change the input, then be refused naming
+ * `needle`, or (LSDA_NULL: no LSDA) load and run the function that does not throw. */
+static int run_lsda(void *arg, char *why, size_t whylen)
+{
+    const lsda_edit *e = arg;
+    if (!cxx) { snprintf(why, whylen, "fixture lsda.o (g++) could not be read"); return 0; }
+    unsigned char *img = t_copy(cxx, cxx_size);
+    size_t fde;
+    Elf64_Rela *r = NULL;
+    if (lsda_fdes(img, &fde, 1, NULL) != 1 || !(r = eh_rela_at(img, fde + 17))) {
+        snprintf(why, whylen, "lsda.o has no \"zPLR\" FDE with a relocated LSDA pointer at +17");
+        free(img);
+        return 0;
+    }
+    unsigned char *eh = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset;
+    if (e->what == LSDA_ADDEND)
+        r->r_addend += e->value;
+    else if (e->what == LSDA_NULL) {        /* no relocation: the field's bytes, 0, stay */
+        r->r_info = ELF64_R_INFO(ELF64_R_SYM(r->r_info), 0);    /* R_*_NONE */
+        memset(eh + fde + 17, 0, 4);
+    } else if (e->what == LSDA_AUGLEN)
+        eh[fde + 16] = (unsigned char)e->value;
+    if (e->what != LSDA_NONE && memcmp(img, cxx, cxx_size) == 0) {
+        snprintf(why, whylen, "the edit left lsda.o unchanged");
+        free(img);
+        return 0;
+    }
+    objrt_ctx *ctx = objrt_new();
+    objrt_options opt = { .no_constructors = 1 };
+    objrt_set_options(ctx, &opt);
+    int ok;
+    if (objrt_add_library(ctx, "stdc++") != 0) {
+        snprintf(why, whylen, "libstdc++: %s", objrt_error(ctx));
+        ok = 0;
+    } else {
+        objrt_unit *u = t_load_mem(ctx, "lsda.o", img, cxx_size);
+        void *frames[64];
+        int n = backtrace(frames, 64);
+        int (*fn)(int) = u ? (int (*)(int))objrt_sym(ctx, "lsda_catch") : NULL;
+        if (e->needle) {
+            ok = refused(ctx, u, "lsda.o", e->needle, n, why, whylen);
+        } else if (!fn) {
+            snprintf(why, whylen, "%s", u ? "loaded, but lsda_catch is missing" : objrt_error(ctx));
+            ok = 0;
+        } else {
+            int thrown = e->what == LSDA_NONE ? fn(5) : 51, plain = fn(1);
+            ok = thrown == 51 && plain == 1 && n >= 2;
+            if (!ok)
+                snprintf(why, whylen, "lsda_catch(5) = %d (want 51), lsda_catch(1) = %d, "
+                         "backtrace %d frames", thrown, plain, n);
+        }
+        if (u) objrt_unload(u);
+    }
+    objrt_free(ctx);
+    free(img);
+    return ok;
+}
+
+/* lsda.o's bytes, or NULL (the cases then fail saying so) when the file is missing. */
+static unsigned char *read_optional(const char *path, size_t *size)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) return NULL;
+    fclose(f);
+    return t_read_file(path, size);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o [lsda.o]\n"); return 2; }
     orig = t_read_file(argv[1], &orig_size);
     two = t_read_file(argv[2], &two_size);
+    cxx = read_optional(argc > 3 ? argv[3] : NULL, &cxx_size);
     static edit cases[] = {
         { "control", CIE, 8, 1, 1, NULL },                 /* rewrites the version as it is */
         { "cie-pointer-outside-section", FDE, 4, 4, 0x7ffffff0, "CIE pointer" },
@@ -534,6 +748,22 @@ int main(int argc, char **argv)
     t_case("eh-frame-cfa-random-programs-match-reference", run_random_programs, NULL);
     t_case("eh-frame-common-and-general-paths-agree", run_paths, NULL);
     t_case("eh-frame-common-and-general-paths-control", run_paths, (void *)1);
+    static lsda_edit lsda_cases[] = {
+        { "lsda-cxx-control", LSDA_NONE, 0, NULL },
+        { "lsda-pointer-outside-unit", LSDA_ADDEND, 0x40000000,
+          "LSDA pointer (record offset 0x11) leads outside the unit" },
+        { "lsda-pointer-before-unit", LSDA_ADDEND, -0x40000000,
+          "LSDA pointer (record offset 0x11) leads outside the unit" },
+        { "lsda-null-pointer-loads", LSDA_NULL, 0, NULL },
+        { "lsda-augmentation-too-short", LSDA_AUGLEN, 3, "too short for the LSDA pointer" },
+        { "lsda-augmentation-empty", LSDA_AUGLEN, 0, "too short for the LSDA pointer" },
+    };
+    for (size_t i = 0; i < sizeof lsda_cases / sizeof lsda_cases[0]; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "eh-frame-%s", lsda_cases[i].name);
+        t_case(name, run_lsda, &lsda_cases[i]);
+    }
+    free(cxx);
     free(orig);
     free(two);
     return t_exit_status();
