@@ -257,6 +257,17 @@ int objrt_strmap_put_key(objrt_strmap *m, const objrt_strkey *key, uint32_t val)
     return 0;
 }
 
+int objrt_strmap_add_new(objrt_strmap *m, const objrt_strkey *key, uint32_t val)
+{
+    if (strmap_room(m))
+        return -1;
+    size_t mask = m->cap - 1, i = key->hash & mask;
+    while (m->slots[i] != NO_SLOT)          /* no key compared: the caller knows it is new */
+        i = (i + 1) & mask;
+    strmap_add(m, i, key, val);
+    return 0;
+}
+
 int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val)
 {
     objrt_strkey k = objrt_strkey_of(key);

@@ -50,6 +50,9 @@ int objrt_strmap_put(objrt_strmap *m, const char *key, uint32_t val);
 /* Insert (or replace the value of) a key made by objrt_strkey_of; key->s must outlive the
  * map. */
 int objrt_strmap_put_key(objrt_strmap *m, const objrt_strkey *key, uint32_t val);
+/* Adds key, which the caller knows is not in m (a unit's global names are unique), without
+ * comparing it with the keys on its probe path: -1 when out of memory. */
+int objrt_strmap_add_new(objrt_strmap *m, const objrt_strkey *key, uint32_t val);
 /* One probe for lookup-or-insert: returns the existing value, or inserts `val` and returns
  * it (UINT32_MAX when out of memory). */
 uint32_t objrt_strmap_intern(objrt_strmap *m, const objrt_strkey *key, uint32_t val);

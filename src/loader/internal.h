@@ -173,7 +173,10 @@ typedef struct objrt_gsym {
                                    same for every object that names it (symbols.c) */
     uint64_t addr;              /* G_EXTERNAL, or a G_DEF at SHN_ABS: the final address */
     uint64_t off;               /* other unit symbols: offset in the reservation */
-    uint64_t common_size, common_align;
+    uint64_t size;              /* G_COMMON: the largest tentative definition's size; G_DEF:
+                                   the bytes the loader may touch at it (objrt_unit_slot):
+                                   its st_size cut at the end of its section, 0 outside one */
+    uint64_t common_align;
 } objrt_gsym;
 
 enum objrt_special { SP_GOT, SP_DSO_HANDLE, SP_START, SP_STOP };

@@ -278,7 +278,7 @@ static int add_common(objrt_link *l, uint32_t g)
 {
     const objrt_gsym *s = &l->gsyms[g];
     return add_item(l, (objrt_item){ .kind = IT_COMMON, .group = GRP_RW, .obj = g,
-                                     .size = s->common_size, .align = s->common_align });
+                                     .size = s->size, .align = s->common_align });
 }
 
 /* The single placement rule: align the cursor, place, advance. False past OBJRT_MAX_UNIT

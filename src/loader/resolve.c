@@ -22,6 +22,21 @@ static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
 }
 
 /* Apply one definition from object o, symbol i, to global g. */
+/* How many bytes the loader itself may touch at a definition (unit.c's room): its own
+ * st_size, cut at the end of its section (parse guarantees st_value <= sh_size); none
+ * outside a section. Read here, where the symbol entry is in cache: the unit's table is
+ * built long after, when it is not. A symbol without a size gets none: the loader never
+ * guesses where an object ends. */
+static uint64_t section_room(const objrt_obj *o, uint32_t i)
+{
+    uint32_t shndx = objrt_sym_shndx(o, i);
+    if (shndx >= o->shnum)
+        return 0;
+    const Elf64_Sym *y = &o->syms[i];
+    uint64_t in_section = o->sh[shndx].sh_size - y->st_value;
+    return y->st_size < in_section ? y->st_size : in_section;
+}
+
 static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
 {
     const Elf64_Sym *s = &o->syms[i];
@@ -31,8 +46,10 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
                        .bind = bind, .state = common ? G_COMMON : G_DEF,
                        .strong_ref = g->strong_ref };
     if (common) {
-        def.common_size = s->st_size;
+        def.size = s->st_size;
         def.common_align = s->st_value;
+    } else {
+        def.size = section_room(o, i);
     }
     switch (g->state) {
     case G_UNDEF:
@@ -40,8 +57,8 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
         return 0;
     case G_COMMON:
         if (common) {                       /* merge tentative definitions */
-            if (s->st_size > g->common_size)
-                g->common_size = s->st_size;
+            if (s->st_size > g->size)
+                g->size = s->st_size;
             if (s->st_value > g->common_align)
                 g->common_align = s->st_value;
         } else if (bind != STB_WEAK) {

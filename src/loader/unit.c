@@ -11,19 +11,6 @@
 #include "loader/unitinfo.h"
 #include "rt_hooks.h"
 
-/* How many bytes the loader itself may touch at a unit symbol: its own st_size, cut at the
- * end of its section (parse guarantees st_value <= sh_size). A symbol without a size gets
- * none: the loader never guesses where an object ends. */
-static uint64_t symbol_room(const objrt_link *l, const objrt_gsym *s)
-{
-    if (s->state == G_COMMON)
-        return s->common_size;
-    const objrt_obj *o = l->objs[s->obj];
-    const Elf64_Sym *y = &o->syms[s->sym];
-    uint64_t in_section = o->sh[objrt_sym_shndx(o, s->sym)].sh_size - y->st_value;
-    return y->st_size < in_section ? y->st_size : in_section;
-}
-
 static bool in_table(const objrt_gsym *s) { return s->state == G_DEF || s->state == G_COMMON; }
 
 /* objrt_sym_addr's answer for a symbol the unit defines, read from its global (the one its
@@ -68,8 +55,8 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
             continue;
         memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
-        u->room[n] = fixed ? 0 : symbol_room(l, s);
-        if (objrt_strmap_put_key(&u->syms, &(objrt_strkey){ w, s->len, s->hash }, n++))
+        u->room[n] = fixed ? 0 : s->size;  /* resolve.c: st_size within its section */
+        if (objrt_strmap_add_new(&u->syms, &(objrt_strkey){ w, s->len, s->hash }, n++))
             return objrt_fail(l->ctx, "out of memory");
         w += s->len + 1;
     }
