@@ -171,13 +171,18 @@ typedef struct objrt_gsym {
     uint8_t special;            /* G_SPECIAL: enum objrt_special */
     uint8_t answer;             /* objrt_sym_answer_placed's SF_* for it, once asked: the
                                    same for every object that names it (symbols.c) */
-    uint64_t addr;              /* G_EXTERNAL, or a G_DEF at SHN_ABS: the final address */
-    uint64_t off;               /* other unit symbols: offset in the reservation */
+    union {                     /* one or the other, never both: */
+        uint64_t addr;          /* G_EXTERNAL: the final address (0: an unbound weak) */
+        uint64_t off;           /* `placed`: offset in the reservation */
+    };
     uint64_t size;              /* G_COMMON: the largest tentative definition's size; G_DEF:
                                    the bytes the loader may touch at it (objrt_unit_slot):
                                    its st_size cut at the end of its section, 0 outside one */
     uint64_t common_align;
 } objrt_gsym;
+/* Every object naming a global reads its entry at some point of the link, libcrypto's
+ * 20k of them mostly from memory: 64 bytes, where two separate address fields made 72. */
+_Static_assert(sizeof(objrt_gsym) == 64, "objrt_gsym grew past 64 bytes");
 
 enum objrt_special { SP_GOT, SP_DSO_HANDLE, SP_START, SP_STOP };
 /* The section SEC of __start_SEC / __stop_SEC. */
