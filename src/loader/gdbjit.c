@@ -162,6 +162,12 @@ static void fill_image(const objrt_link *l, const objrt_obj *o, const uint8_t *k
  * from an earlier unit is present already, and populating it again costs more (sqlite,
  * 600 KB: ~25 us) than asking whether its last page is there (mincore). */
 #define POPULATE_FROM ((size_t)64 << 10)
+/* The block stays in small pages, from malloc. Mapped 2 MiB-aligned with its whole blocks
+ * offered to huge pages (internal.h), as place.c does with a unit, libcrypto's 3.1 MB made
+ * this stage slower in new processes (median 2.0 -> 6.1 ms): on the VM measured, a huge
+ * page taken after the inputs' and the unit's was mostly cold (likely memory its host had
+ * reclaimed: free page reporting), ~5 ms to populate instead of ~0.5 (README, "Huge pages
+ * for the debugger images"). */
 
 /* One unloaded unit's block is kept by its context for the next load (at most
  * JIT_SPARE_MAX; taken only for a size at least half of it, so a small unit does not pin
