@@ -438,6 +438,19 @@ static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
     return 0;
 }
 
+/* The short paths' pc_begin (PC-relative sdata4 at f + 8) and range: 0 (a dropped
+ * function's FDE) or inside the unit's code. */
+static inline __attribute__((always_inline)) bool fde_range_in_code(const ehcheck *c,
+                                                                   const uint8_t *f)
+{
+    int32_t b;
+    uint32_t n;
+    memcpy(&b, f + 8, 4);
+    memcpy(&n, f + 12, 4);
+    uint64_t begin = (uintptr_t)(f + 8) + (uint64_t)(int64_t)b;
+    return b == 0 || (begin >= c->code_lo && begin <= c->code_hi && n <= c->code_hi - begin);
+}
+
 /* The FDE almost every record is, checked without the general path's steps: its CIE the
  * one the previous FDE used (at `cie_off`), with 'z' and PC-relative sdata4 pointers, no
  * 'L'; augmentation data of length 0; a range inside the unit's code. false for any fault:
@@ -446,14 +459,7 @@ static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c,
                                                             const uint8_t *f,
                                                             const uint8_t *end)
 {
-    if (end - f < 17 || f[16] != 0)
-        return false;
-    int32_t b;
-    uint32_t n;
-    memcpy(&b, f + 8, 4);
-    memcpy(&n, f + 12, 4);
-    uint64_t begin = (uintptr_t)(f + 8) + (uint64_t)(int64_t)b;
-    if (b != 0 && (begin < c->code_lo || begin > c->code_hi || n > c->code_hi - begin))
+    if (end - f < 17 || f[16] != 0 || !fde_range_in_code(c, f))
         return false;
     rd r = { f + 17, end };
     return check_insns(&r, PE_PCREL | PE_SDATA4);
@@ -469,16 +475,10 @@ static inline __attribute__((always_inline)) bool fde_common_lsda(const ehcheck 
 {
     if (end - f < 21 || f[16] != 4)
         return false;
-    int32_t b, d;
-    uint32_t n;
+    int32_t d;
     memcpy(&d, f + 17, 4);
     uint64_t lsda = (uintptr_t)(f + 17) + (uint64_t)(int64_t)d;
-    if (d != 0 && (lsda < c->ro_lo || lsda >= c->ro_hi))
-        return false;
-    memcpy(&b, f + 8, 4);
-    memcpy(&n, f + 12, 4);
-    uint64_t begin = (uintptr_t)(f + 8) + (uint64_t)(int64_t)b;
-    if (b != 0 && (begin < c->code_lo || begin > c->code_hi || n > c->code_hi - begin))
+    if ((d != 0 && (lsda < c->ro_lo || lsda >= c->ro_hi)) || !fde_range_in_code(c, f))
         return false;
     rd r = { f + 21, end };
     return check_insns(&r, PE_PCREL | PE_SDATA4);
