@@ -196,16 +196,12 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
 /* Memory for `total` bytes of inputs (a batch of files, or one file such as libgcc.a), every
  * page present: one fault per page, taken while copying, costs more than the copy. From
  * OBJRT_HUGE_BLOCK on, its whole blocks get huge pages (internal.h; sqlite's 2.3 MB of
- * inputs: 0.17 ms instead of 0.6 ms in a new process), and so does a last, partial block
- * holding OBJRT_HUGE_TAIL_MIN or more (libcrypto's last batch of 1.5 MB); other tails stay
- * in small pages. *span: the bytes mapped, to unmap at the end of the load. */
+ * inputs: 0.17 ms instead of 0.6 ms in a new process); a partial last block stays in small
+ * pages (place.c says why). *span: the bytes mapped, to unmap at the end of the load. */
 static uint8_t *input_memory(size_t total, size_t *span)
 {
-    size_t last = total & ~(size_t)(OBJRT_HUGE_BLOCK - 1);
     *span = total;
-    if (total - last >= OBJRT_HUGE_TAIL_MIN && last < SIZE_MAX - 2 * OBJRT_HUGE_BLOCK)
-        *span = last + OBJRT_HUGE_BLOCK;
-    if (*span < OBJRT_HUGE_BLOCK || *span > SIZE_MAX - OBJRT_HUGE_BLOCK) {
+    if (total < OBJRT_HUGE_BLOCK || total > SIZE_MAX - 2 * OBJRT_HUGE_BLOCK) {
         void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         return m == MAP_FAILED ? NULL : m;

@@ -61,12 +61,6 @@ typedef struct objrt_howto objrt_howto;
 #define MADV_POPULATE_WRITE 23
 #endif
 #define OBJRT_HUGE_BLOCK ((uint64_t)2 << 20)
-/* A mapping's last, partial block gets a huge page too when at least this much of it is
- * written: the mapping then extends to the block's end (place.c cuts a unit's back after
- * populating it). One huge page costs ~0.23 ms on the machine measured in the README,
- * small pages ~1.4 us each: the break-even measured at 0.6-0.9 MB, so the margin leaves
- * room for the huge page's own variance. */
-#define OBJRT_HUGE_TAIL_MIN ((uint64_t)1 << 20)
 /* Advise the whole OBJRT_HUGE_BLOCK blocks of [base + from, base + to) (none unless base
  * starts a block). */
 static inline void objrt_offer_huge(uint8_t *base, uint64_t from, uint64_t to)

@@ -270,43 +270,14 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
 /* A fresh unit of OBJRT_HUGE_BLOCK or more starts on such a boundary, and the whole blocks
  * inside the runs it writes get huge pages (internal.h; a small page costs about 1.6 us on
  * the machine measured in the README). Only blocks that are written anyway: zero-fill stays
- * demand-zero.
- * The unit's last block, when it is partial but at least OBJRT_HUGE_TAIL_MIN of it is
- * written (sqlite's 1.26 MB unit, libcrypto's last 1.87 MB), gets one too: the reservation
- * is made up to the block's end, populated, and cut back to the plan's size before anything
- * is copied, so the unit's mapping is exactly its plan as before. A huge page then costs
- * ~0.23 ms against ~0.5 ms for sqlite's 308 small ones. What lies past the cut stays
- * allocated until the kernel splits the huge page, which it does when it needs the memory
- * (deferred split). */
-
-/* Bytes of written items (contents, GOT, stubs: what populate_written prefaults) from
- * offset `from` on. */
-static uint64_t written_from(const objrt_plan *p, uint64_t from)
+ * demand-zero. A partial last block stays in small pages: giving it a huge page (reserved
+ * to the block's end, cut back after the prefault) made sqlite's first link in a new
+ * process that had allocated memory of its own before 3x slower (9.4 against 2.8 ms, mean
+ * of 10): on a VM that hands free memory back to its host, a huge page taken then is cold. */
+static uint64_t reservation_align(const objrt_plan *p)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; i < p->nitems; i++) {
-        const objrt_item *it = &p->items[i];
-        if (it->size && !it->zero && it->off + it->size > from)
-            n += it->off >= from ? it->size : it->off + it->size - from;
-    }
-    return n;
-}
-
-/* Bytes to reserve for a fresh unit: the plan's total, or up to the end of its last block
- * when that block is to get a huge page (above). */
-static uint64_t reservation_span(const objrt_plan *p)
-{
-    uint64_t last = objrt_page_down(p->total, OBJRT_HUGE_BLOCK);
-    if (p->total - last < OBJRT_HUGE_TAIL_MIN || p->base_align > OBJRT_HUGE_BLOCK ||
-        written_from(p, last) < OBJRT_HUGE_TAIL_MIN)
-        return p->total;
-    return last + OBJRT_HUGE_BLOCK;
-}
-
-static uint64_t reservation_align(const objrt_plan *p, uint64_t span)
-{
-    return span >= OBJRT_HUGE_BLOCK && p->base_align < OBJRT_HUGE_BLOCK ? OBJRT_HUGE_BLOCK
-                                                                        : p->base_align;
+    return p->total >= OBJRT_HUGE_BLOCK && p->base_align < OBJRT_HUGE_BLOCK ? OBJRT_HUGE_BLOCK
+                                                                            : p->base_align;
 }
 
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but
@@ -314,11 +285,9 @@ static uint64_t reservation_align(const objrt_plan *p, uint64_t span)
  * must stay demand-zero address space. Runs of written items closer than a page are
  * merged into one call. Best effort: older kernels refuse the advice and pages fault in
  * as they are written. */
-static void populate_written(objrt_link *l, uint64_t span)
+static void populate_written(objrt_link *l)
 {
     const objrt_plan *p = &l->plan;
-    if (span > p->total)                /* the partial last block: whole in the mapping */
-        objrt_offer_huge(l->base, span - OBJRT_HUGE_BLOCK, span);
     for (int g = 0; g < GRP_COUNT; g++) {
         uint64_t rs = 0, re = 0;
         for (size_t i = 0; i <= p->nitems; i++) {
@@ -396,22 +365,18 @@ int objrt_place(objrt_link *l)
                           p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
     if (!l->dry_run && (l->base = spare_take(l)))
         return copy_contents(l, true);
-    uint64_t span = reservation_span(p), align = reservation_align(p, span);
-    l->base = place_anywhere(span, align);
+    uint64_t align = reservation_align(p);
+    l->base = place_anywhere(p->total, align);
     /* The kernel maps near the shared libraries, so its choice usually satisfies a window
      * around host data too; only otherwise is the map of the process consulted. */
     if (!free_choice && l->base &&
         ((uintptr_t)l->base < p->win_lo || (uintptr_t)l->base > p->win_hi)) {
-        munmap(l->base, span);
-        l->base = place_in_window(span, align, p->win_lo, p->win_hi, l->arch->user_top);
+        munmap(l->base, p->total);
+        l->base = place_in_window(p->total, align, p->win_lo, p->win_hi, l->arch->user_top);
     }
-    if (!l->base && (align > p->base_align || span > p->total)) {
-        /* no room for a 2 MiB boundary or a whole last block: the plan's size, any base */
-        span = p->total;
-        l->base = free_choice ? place_anywhere(span, p->base_align)
-                              : place_in_window(span, p->base_align, p->win_lo, p->win_hi,
-                                                l->arch->user_top);
-    }
+    if (!l->base && align > p->base_align)  /* no 2 MiB boundary in the window: any */
+        l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi,
+                                  l->arch->user_top);
     if (!l->base) {
         if (free_choice)
             return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",
@@ -422,9 +387,6 @@ int objrt_place(objrt_link *l)
                           (unsigned long long)p->win_hi, p->win_lo_why ? p->win_lo_why : "-",
                           p->win_hi_why ? p->win_hi_why : "-");
     }
-    populate_written(l, span);
-    uint64_t cut = objrt_align_up(p->total, (uint64_t)sysconf(_SC_PAGESIZE));
-    if (span > cut)                     /* back to the plan's size; see reservation_span */
-        munmap(l->base + cut, span - cut);
+    populate_written(l);
     return copy_contents(l, false);
 }

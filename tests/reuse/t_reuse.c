@@ -28,10 +28,10 @@
  *   released-by-next-load  a failed load still returns the spare it did not take
  *   no-wx (threads)    a thread polls /proc/self/maps while 300 reuse cycles run
  *   fork (fork)        a spare inherited by a child: child and parent each reuse their copy
- *   huge-tail-cut (maps)  a fresh unit whose last, partial 2 MiB block is mostly written
- *                      (1.3 MB of .rodata alone, and after a whole block: 3.5 MB) is
- *                      reserved to the block's end for a huge page and cut back: its content
- *                      is right and nothing stays mapped past its plan; x86_64: also
+ *   fresh-unit-mapping (maps)  a fresh unit of 1.3 MB of .rodata, and one of 3.5 MB (a
+ *                      whole 2 MiB block, which gets a huge page and puts the unit on a
+ *                      2 MiB boundary, and a partial one, which stays in small pages): its
+ *                      content is right and nothing is mapped past its plan; x86_64: also
  *                      compiled -fno-pic (R_X86_64_32: a window below 4 GiB, placed from
  *                      the process's map), which must also land below 4 GiB
  * Controls (HARNESS): the stale-byte check sees a byte planted in .bss and in padding, and
@@ -483,9 +483,9 @@ static int mapped_past(uintptr_t lo, size_t size, char *why, size_t whylen)
     return 0;
 }
 
-/* A fresh unit whose last partial 2 MiB block is mostly written (shape in arg) reserves
- * the whole block and cuts back to its plan (place.c, reservation_span). */
-static int huge_tail_cut(void *arg, char *why, size_t whylen)
+/* A fresh unit (shape in arg) is mapped exactly to its plan, on a 2 MiB boundary when it
+ * spans a whole block (place.c, reservation_align). */
+static int fresh_unit_mapping(void *arg, char *why, size_t whylen)
 {
     const char *shape = arg;
     objrt_ctx *ctx = objrt_new();
@@ -494,10 +494,10 @@ static int huge_tail_cut(void *arg, char *why, size_t whylen)
     if (!a)
         return t_ctx_done(ctx, 0, why, whylen);
     uintptr_t x = base_of(a);
-    size_t size = size_of(a), tail = size % HUGE_BLOCK;
-    if (tail < MIB || x % HUGE_BLOCK)
-        snprintf(why, whylen, "fixture: %s.o reserves %zu bytes at %#lx, want a last block of "
-                 "1-2 MiB on a 2 MiB boundary", shape, size, (unsigned long)x);
+    size_t size = size_of(a);
+    if (size >= HUGE_BLOCK && x % HUGE_BLOCK)
+        snprintf(why, whylen, "%s.o reserves %zu bytes at %#lx, not on a 2 MiB boundary", shape,
+                 size, (unsigned long)x);
     else if (!((int (*)(void))objrt_unit_sym(a, "reuse_content_ok"))() ||
              ((size_t (*)(void))objrt_unit_sym(a, "reuse_nonzero_bss"))())
         snprintf(why, whylen, "%s.o: wrong .data/.rodata bytes or nonzero .bss", shape);
@@ -800,12 +800,12 @@ int main(int argc, char **argv)
     t_case("reuse-fork-each-own-copy", fork_copies, NULL);
 #endif
 #ifndef T_NO_MAPS
-    t_case("huge-tail-cut-1.3mb", huge_tail_cut, (void *)"ro1m3");
-    t_case("huge-tail-cut-3.5mb", huge_tail_cut, (void *)"ro3m3");
+    t_case("fresh-unit-mapping-1.3mb", fresh_unit_mapping, (void *)"ro1m3");
+    t_case("fresh-unit-mapping-3.5mb", fresh_unit_mapping, (void *)"ro3m3");
 #ifdef __x86_64__
-    t_case("huge-tail-cut-window", huge_tail_cut, (void *)"ro1m3low");
+    t_case("fresh-unit-mapping-window", fresh_unit_mapping, (void *)"ro1m3low");
 #endif
-    t_harness_case("huge-tail-control-whole-block-seen", huge_tail_control, NULL);
+    t_harness_case("mapped-past-control-whole-block-seen", huge_tail_control, NULL);
 #endif
     return t_exit_status();
 }
