@@ -526,6 +526,22 @@ static inline objrt_gsym *objrt_sym_global(const objrt_link *l, const objrt_obj 
 {
     return symidx < o->first_global ? NULL : &l->gsyms[o->gsym[symidx - o->first_global]];
 }
+/* objrt_sym_addr's answer for a global symbol, asked of the global itself (unit.c builds
+ * the unit's table from the globals). Always inline: as a second level of inlining it made
+ * the compiler take objrt_sym_addr out of line, +1.2% of a link's instructions. */
+static inline __attribute__((always_inline)) int
+objrt_gsym_addr(const objrt_link *l, const objrt_gsym *g, uint64_t *addr, bool *fixed)
+{
+    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
+    if (*fixed) {
+        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
+            return -1;                      /* defined in a section that is not loaded */
+        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
+        return 0;
+    }
+    *addr = (uint64_t)(uintptr_t)l->base + g->off;
+    return 0;
+}
 /* Address of a symbol: absolute when *fixed is set (host, ABS, undefined weak), else
  * base + offset, so with base 0 (before placement) it is the offset in the reservation.
  * Returns -1 when the symbol lies in a section that is not part of the image.
@@ -546,15 +562,7 @@ static inline int objrt_sym_addr(const objrt_link *l, const objrt_obj *o, size_t
         *addr = (uint64_t)(uintptr_t)l->base + o->sec_off[shndx] + o->syms[symidx].st_value;
         return 0;
     }
-    *fixed = g->state == G_EXTERNAL || (g->state == G_DEF && !g->placed);
-    if (*fixed) {
-        if (g->state == G_DEF && objrt_sym_shndx(l->objs[g->obj], g->sym) != SEC_ABS)
-            return -1;                      /* defined in a section that is not loaded */
-        *addr = g->state == G_DEF ? l->objs[g->obj]->syms[g->sym].st_value : g->addr;
-        return 0;
-    }
-    *addr = (uint64_t)(uintptr_t)l->base + g->off;
-    return 0;
+    return objrt_gsym_addr(l, g, addr, fixed);
 }
 /* The same "fixed" answer as objrt_sym_addr, without computing the address. Inline, as
  * objrt_sym_is_placed: the plan asks both of every relocation. */

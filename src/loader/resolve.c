@@ -21,7 +21,6 @@ static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
                       g->name, l->objs[g->obj]->name);
 }
 
-/* Apply one definition from object o, symbol i, to global g. */
 /* How many bytes the loader itself may touch at a definition (unit.c's room): its own
  * st_size, cut at the end of its section (parse guarantees st_value <= sh_size); none
  * outside a section. Read here, where the symbol entry is in cache: the unit's table is
@@ -37,6 +36,7 @@ static uint64_t section_room(const objrt_obj *o, uint32_t i)
     return y->st_size < in_section ? y->st_size : in_section;
 }
 
+/* Apply one definition from object o, symbol i, to global g. */
 static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
 {
     const Elf64_Sym *s = &o->syms[i];

@@ -13,22 +13,6 @@
 
 static bool in_table(const objrt_gsym *s) { return s->state == G_DEF || s->state == G_COMMON; }
 
-/* objrt_sym_addr's answer for a symbol the unit defines, read from its global (the one its
- * defining symbol maps back to) rather than looked up again through the object. */
-static int defined_addr(const objrt_link *l, const objrt_gsym *s, uint64_t *addr, bool *fixed)
-{
-    *fixed = s->state == G_DEF && !s->placed;
-    if (!*fixed) {
-        *addr = (uint64_t)(uintptr_t)l->base + s->off;
-        return 0;
-    }
-    const objrt_obj *o = l->objs[s->obj];
-    if (objrt_sym_shndx(o, s->sym) != SEC_ABS)
-        return -1;                      /* defined in a section that is not loaded */
-    *addr = o->syms[s->sym].st_value;
-    return 0;
-}
-
 /* Copies the names of the unit's global definitions into one pool. Local symbols are
  * not indexed: they are private to their object. Global names are unique, and each comes
  * with the hash it was entered with. */
@@ -51,7 +35,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
         const objrt_gsym *s = &l->gsyms[g];
         uint64_t addr;
         bool fixed;
-        if (!in_table(s) || defined_addr(l, s, &addr, &fixed))
+        if (!in_table(s) || objrt_gsym_addr(l, s, &addr, &fixed))  /* not via its object */
             continue;
         memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
