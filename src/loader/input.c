@@ -197,28 +197,27 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
  * page present: one fault per page, taken while copying, costs more than the copy. From
  * OBJRT_HUGE_BLOCK on, its whole blocks get huge pages (internal.h; sqlite's 2.3 MB of
  * inputs: 0.17 ms instead of 0.6 ms in a new process); a partial last block stays in small
- * pages (place.c says why). *span: the bytes mapped, to unmap at the end of the load. */
-static uint8_t *input_memory(size_t total, size_t *span)
+ * pages (place.c says why). */
+static uint8_t *input_memory(size_t total)
 {
-    *span = total;
     if (total < OBJRT_HUGE_BLOCK || total > SIZE_MAX - 2 * OBJRT_HUGE_BLOCK) {
         void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         return m == MAP_FAILED ? NULL : m;
     }
-    uint8_t *raw = mmap(NULL, *span + OBJRT_HUGE_BLOCK, PROT_READ | PROT_WRITE,
+    uint8_t *raw = mmap(NULL, total + OBJRT_HUGE_BLOCK, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
     uint8_t *buf = (uint8_t *)(uintptr_t)objrt_align_up((uintptr_t)raw, OBJRT_HUGE_BLOCK);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    *span = (*span + page - 1) & ~(page - 1);
-    uint8_t *end = buf + *span, *raw_end = raw + *span + OBJRT_HUGE_BLOCK;
+    uint8_t *end = buf + ((total + page - 1) & ~(page - 1));
+    uint8_t *raw_end = raw + total + OBJRT_HUGE_BLOCK;
     if (buf > raw)
         munmap(raw, (size_t)(buf - raw));
     if (raw_end > end)
         munmap(end, (size_t)(raw_end - end));
-    objrt_offer_huge(buf, 0, *span);
+    objrt_offer_huge(buf, 0, total);
     madvise(buf, total, MADV_POPULATE_WRITE);   /* Linux >= 5.14; else faulted by the reads */
     return buf;
 }
@@ -242,17 +241,15 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t *got, int *err)
     return true;
 }
 
-/* *span: the bytes mapped at *out (input_memory). */
-static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out,
-                      size_t *span)
+static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void **out)
 {
-    uint8_t *buf = input_memory(size, span);    /* libgcc.a (3 MB) comes this way */
+    uint8_t *buf = input_memory(size);      /* libgcc.a (3 MB) comes this way */
     if (!buf)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", path, size, strerror(errno));
     size_t got;
     int err;
     if (!read_fully(fd, buf, size, &got, &err)) {
-        munmap(buf, *span);
+        munmap(buf, size);
         return objrt_fail(l->ctx, "%s: %s after %zu of %zu bytes", path,
                           err ? strerror(err) : "file shrank while being read", got, size);
     }
@@ -293,13 +290,12 @@ int objrt_input_add_file(objrt_link *l, const char *path)
     if (fd < 0)
         return objrt_fail(l->ctx, "%s: %s", path, why);
     void *map = NULL;
-    size_t span;
-    int rc = read_whole(l, path, fd, size, &map, &span);
+    int rc = read_whole(l, path, fd, size, &map);
     close(fd);
     if (rc)
         return -1;
-    if (!push_blob(l, map, span)) {
-        munmap(map, span);
+    if (!push_blob(l, map, size)) {
+        munmap(map, size);
         return -1;
     }
     rc = add_bytes(l, path, map, size, true);
@@ -359,13 +355,12 @@ static size_t batch_open(const char *const *paths, size_t n, size_t max, batch_f
 static int batch_load(objrt_link *l, const char *const *paths, batch_file *f, size_t k,
                       size_t total)
 {
-    size_t span;
-    uint8_t *buf = input_memory(total, &span);
+    uint8_t *buf = input_memory(total);
     if (!buf)
         return objrt_fail(l->ctx, "%s: cannot allocate %zu bytes: %s", paths[0], total,
                           strerror(errno));
-    if (!push_blob(l, buf, span)) {
-        munmap(buf, span);
+    if (!push_blob(l, buf, total)) {
+        munmap(buf, total);
         return -1;
     }
     size_t nread = 0, got = 0;
