@@ -89,7 +89,7 @@ static void check_table(const char *name, const struct objrt_arch *a)
                      objrt_value_fits(h, v), fits_by_range(h, v), w);
         wrong += w != 0;
     }
-    t_report(name, types > 0 && !wrong, "%s%s", types ? why : "no types in the table", "");
+    t_report(name, types > 0 && !wrong, "%s", types ? why : "no types in the table");
 }
 
 int main(void)
