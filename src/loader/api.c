@@ -42,7 +42,7 @@ void objrt_free(objrt_ctx *ctx)
         free((char *)ctx->defined.ents[i].key.s);   /* names were strdup()ed */
     objrt_strmap_free(&ctx->defined);
     free(ctx->defined_addr);
-    objrt_keymap_free(&ctx->host_kind);
+    objrt_host_forget(ctx);
     objrt_arena_release(ctx);                       /* empty now: every unit is gone */
     objrt_errors_release(ctx);
     pthread_mutex_destroy(&ctx->lock);

@@ -377,9 +377,13 @@ struct objrt_ctx {
     struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
     objrt_spare spares[OBJRT_SPARES];  /* place.c: reservations of unloaded units */
     objrt_spare jit_spare;      /* gdbjit.c: an unloaded unit's image block, for the next */
-    objrt_keymap host_kind;     /* symbols.c: host address -> 1 code, 0 data (dladdr1's
-                                   answer), valid while the process's libraries are */
-    unsigned long long host_adds, host_subs;   /* ... dl_iterate_phdr's counts then */
+    /* host.c: answers about the host's libraries, kept while they are what they were
+     * (dl_iterate_phdr's counts host_adds and host_subs when the answers were given) */
+    objrt_keymap host_kind;     /* host address -> 1 code, 0 data */
+    objrt_strmap host_names;    /* dlsym(RTLD_DEFAULT)'s finds: name (owned copy) -> ... */
+    void **host_addr;           /* ... index of its address here */
+    size_t nhost_addr, caphost_addr;
+    unsigned long long host_adds, host_subs;
     bool closing;               /* objrt_free: unloads return memory at once */
 };
 
@@ -643,26 +647,34 @@ static inline uint8_t objrt_sym_flags_addr(objrt_link *l, const objrt_obj *o, si
 /* Is the symbol bound to a function outside the unit? Such a target may be given a stub
  * in the unit to serve as its address for references that cannot reach it. */
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx);
-/* Does addr start a function of a loaded library (dladdr1: STT_FUNC or STT_GNU_IFUNC)?
- * Kept per context while no library is loaded or unloaded (ctx->lock held). */
-bool objrt_host_is_code(objrt_ctx *ctx, uint64_t addr);
 /* The identity of a GOT slot or stub target, and the address it stands for. */
 objrt_slotkey objrt_sym_key(const objrt_obj *o, size_t symidx, int64_t addend);
 uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k);
 /* Loaded units of ctx (newest first), then objrt_define()d names: what objrt_sym() sees.
  * The name comes with its hash (objrt_strkey_of, or a global symbol's own). */
 void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name);
-/* Every place outside the unit, in the documented order (objrt.h). ctx->lock held. */
-void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *name);
 /* A global symbol's name as a map key: its hash was made when it was entered. */
 static inline objrt_strkey objrt_gsym_key(const objrt_gsym *g)
 {
     return (objrt_strkey){ g->name, g->len, g->hash };
 }
-/* libgcc_s.so.1, opened once (RTLD_LOCAL), or NULL when the system lacks it. */
-void *objrt_libgcc_s(void);
 /* Functions objrt supplies that a static link takes from libc_nonshared (builtins.c). */
 void *objrt_builtin_lookup(const char *name);
+
+/* ---- the host's libraries (host.c; ctx->lock held) ---- */
+/* Every place outside the unit, in the documented order (objrt.h). */
+void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *name);
+/* Does addr, the address `name` was bound to outside the unit, start a function (STT_FUNC
+ * or STT_GNU_IFUNC)? Asked of the library's GNU hash table by name, else of dladdr1; kept
+ * per context while no library is loaded or unloaded. */
+bool objrt_host_is_code(objrt_ctx *ctx, const objrt_strkey *name, uint64_t addr);
+/* The type of the dynamic symbol `name` defined at exactly addr in the library holding
+ * addr: 1 function, 0 data, -1 no such symbol there (or no way to tell without dladdr1). */
+int objrt_host_kind_by_name(const char *name, size_t len, uint64_t addr);
+/* Drops every answer the context keeps about the host (objrt_free). */
+void objrt_host_forget(objrt_ctx *ctx);
+/* libgcc_s.so.1, opened once (RTLD_LOCAL), or NULL when the system lacks it. */
+void *objrt_libgcc_s(void);
 
 /* ---- relocation sites (sites.c) ---- */
 typedef struct objrt_site {     /* one relocation of the unit, in the psABI's notation */

@@ -1,19 +1,17 @@
 /*
  * symbols.c - the symbol model every stage shares: the unit's global symbol table, what a
  * symbol's address is and what kind of target it is, the identity of a GOT slot or stub
- * target, and where names the unit leaves undefined are looked up outside it.
+ * target, and what the context's loaded units and objrt_define() say of a name (the host's
+ * libraries are host.c's).
  *
  * The stages ask; only resolve.c decides what a global symbol is bound to, and only
  * plan.c says where the unit's own definitions go.
  */
-#include <dlfcn.h>
-#include <link.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal.h"
-#include "rt_hooks.h"
 
 /* ---- the global symbol table of the unit being linked ---- */
 
@@ -55,57 +53,16 @@ uint32_t objrt_sym_intern_slow(objrt_link *l, const char *name, size_t len, uint
 /* ---- predicates (is_fixed and is_placed, asked of every relocation, are inline in
  * internal.h) ---- */
 
-static bool is_code_address(uint64_t addr)
-{
-    Dl_info info;
-    const ElfW(Sym) *es = NULL;
-    void *p = (void *)(uintptr_t)addr;
-    if (!addr || !dladdr1(p, &info, (void **)&es, RTLD_DL_SYMENT) || !es || info.dli_saddr != p)
-        return false;
-    int t = ELF64_ST_TYPE(es->st_info);
-    return t == STT_FUNC || t == STT_GNU_IFUNC;
-}
-
-static int library_counts(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *c = data;
-    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
-        return -1;                          /* no counts: never trust the cache */
-    c[0] = info->dlpi_adds;
-    c[1] = info->dlpi_subs;
-    return 1;                               /* the first object carries them: stop */
-}
-
-/* dladdr1 scans the whole symbol table of the library it finds (~15k instructions for
- * libc), and a unit that reaches host data or takes host functions' addresses asks it for
- * each of those globals at every load. The answers are kept per context, for as long as
- * no library has been loaded or unloaded since (glibc's counts, dl_iterate_phdr), so an
- * address another library now occupies is asked again. */
-bool objrt_host_is_code(objrt_ctx *ctx, uint64_t addr)
-{
-    unsigned long long c[2];
-    if (dl_iterate_phdr(library_counts, c) != 1)
-        return is_code_address(addr);
-    if (c[0] != ctx->host_adds || c[1] != ctx->host_subs) {
-        objrt_keymap_free(&ctx->host_kind);
-        ctx->host_adds = c[0];
-        ctx->host_subs = c[1];
-    }
-    uint32_t kind = objrt_keymap_get(&ctx->host_kind, addr, 0);
-    if (kind != OBJRT_NONE)
-        return kind;
-    bool code = is_code_address(addr);
-    (void)objrt_keymap_put(&ctx->host_kind, addr, 0, code);    /* out of memory: ask again */
-    return code;
-}
-
 bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx)
 {
     objrt_gsym *g = objrt_sym_global(l, o, symidx);
     if (!g || g->state != G_EXTERNAL)
         return false;
     if (g->host_func < 0)
-        g->host_func = objrt_host_is_code(l->ctx, g->addr);
+        {
+        objrt_strkey k = objrt_gsym_key(g);
+        g->host_func = objrt_host_is_code(l->ctx, &k, g->addr);
+    }
     return g->host_func;
 }
 
@@ -199,32 +156,4 @@ void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name)
 {
     void *p = objrt_units_lookup(ctx, name);
     return p ? p : defined_lookup(ctx, name);
-}
-
-static void *libgcc_s;
-static void open_libgcc_s(void) { libgcc_s = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL); }
-
-void *objrt_libgcc_s(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, open_libgcc_s);
-    return libgcc_s;
-}
-
-/* The resolution order outside the unit (called with ctx->lock held). The compiler's
- * support library comes last: `cc` links it implicitly, and the host may not have loaded
- * it (AArch64 long double arithmetic calls __addtf3 and friends). */
-void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *key)
-{
-    const char *name = key->s;
-    void *p;
-    if ((p = objrt_sym_loaded(ctx, key)) || (p = objrt_builtin_lookup(name)) ||
-        (p = objrt_rt_lookup(name)) || (p = dlsym(RTLD_DEFAULT, name)))
-        return p;
-    for (size_t i = 0; i < ctx->nlibs; i++)
-        if ((p = dlsym(ctx->libs[i], name)))
-            return p;
-    if (ctx->resolver && (p = ctx->resolver(ctx->resolver_data, name)))
-        return p;
-    return objrt_libgcc_s() ? dlsym(objrt_libgcc_s(), name) : NULL;
 }
