@@ -14,6 +14,8 @@
  *     cycle, wall and process CPU time), within the same time budget: what a long-running
  *     host that keeps reloading a unit pays, growth over many cycles included (issue 13:
  *     <= 1.5x the link time);
+ *   * the first link's minor page faults are reported ("objrt first ... faults=N"): in a new
+ *     process they count the fresh pages it had to take (bench/link/floor.c prices them);
  *   * after timing, one more unit is loaded and known functions are looked up with
  *     objrt_unit_sym() and called (-c, see check.c) to prove the linked code works.
  * Wall time (CLOCK_MONOTONIC) and process CPU time (CLOCK_PROCESS_CPUTIME_ID, less
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "check.h"
@@ -42,6 +45,14 @@ static double cpu_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Minor page faults of the process so far: the first link's show what memory it had to
+ * take fresh (a new process has touched none of it before). */
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -147,11 +158,15 @@ int main(int argc, char **argv)
     objrt_stats st;
     memset(&st, 0, sizeof st);
     int done = 0;
+    long first_faults = 0;
     double start = now_us();
     for (int r = 0; r < reps; r++) {
+        long f0 = r == 0 ? minor_faults() : 0;
         double c0 = cpu_us(), t0 = now_us();
         objrt_unit *u = objrt_load_memory(ctx, in, n);
         double t1 = now_us(), c1 = cpu_us();
+        if (r == 0)
+            first_faults = minor_faults() - f0;
         if (!u) {
             fprintf(stderr, "objrt_link: load failed: %s\n", objrt_error(ctx));
             return 1;
@@ -179,6 +194,7 @@ int main(int argc, char **argv)
         if (f)
             fclose(f);
     }
+    printf("objrt first link_us=%.1f faults=%ld\n", link_us[0], first_faults);
     report("objrt link", link_us, (size_t)done);
     report("objrt link+teardown", total_us, (size_t)done);
     report("objrt link-cpu", link_cpu, (size_t)done);

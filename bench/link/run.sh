@@ -22,6 +22,9 @@
 #   objrt cold   the link of `objrt_link -r 1` in SAMPLES new processes: the first link of a
 #                process, its files read before the timer; with the fresh run it splits the
 #                first-load overhead into reading the files and the new process's own costs
+#   floor        in SAMPLES new processes (bench/link/floor.c): as many fresh pages as the
+#                first link faulted in (objrt_link -r 1 counts them), made present and
+#                written: what this machine charges for them whatever the loader does
 #   objrt cycle  mean time of one load+unload over up to CYCLES (default 1000) back-to-back
 #                cycles in one process (objrt_link -y), against the warm link median
 # Every harness calls into the linked code afterwards (check.c) to prove it works.
@@ -62,6 +65,7 @@ note() { printf '%s\n' "$*" >&2; }
 CFLAGS_B="-fPIC -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I$ROOT/bench/link"
 $CC $CFLAGS_B -c "$ROOT/bench/link/check.c" -o "$W/check.o" || exit 1
 $CC $CFLAGS_B "$ROOT/bench/link/dlopen_link.c" "$W/check.o" -ldl -o "$W/dlopen_link" || exit 1
+$CC $CFLAGS_B "$ROOT/bench/link/floor.c" -o "$W/floor" || exit 1
 have_rtdyld=0
 if command -v "$LLVM_CONFIG" >/dev/null; then
     # -isystem: LLVM's headers are not ours to warn about.
@@ -241,15 +245,28 @@ bench_set() {
     # The first link of a new process with the files already in memory (objrt_link -r 1):
     # splits the first-load overhead into reading the files (fresh - cold) and what a new
     # process pays for the link itself (cold - warm: cold caches, first-touch faults).
-    local cold_min=n/a cold_med=n/a cold=""
+    local cold_min=n/a cold_med=n/a cold="" faults_med=n/a
     if [ "$have_objrt" = 1 ]; then
         cold=$(for k in $(seq "$SAMPLES"); do
-            "$W/objrt_link" -r 1 -c none "${objs[@]}" 2>/dev/null | sed -n 's/^objrt link reps=1 min_us=\([^ ]*\) .*/\1/p'; done)
-        [ -n "$cold" ] && read -r cold_min cold_med <<<"$(minmed <<<"$cold")"
+            "$W/objrt_link" -r 1 -c none "${objs[@]}" 2>/dev/null | sed -n 's/^objrt first link_us=\([^ ]*\) faults=\([0-9]*\).*/\1 \2/p'; done)
+        [ -n "$cold" ] && read -r cold_min cold_med <<<"$(cut -d' ' -f1 <<<"$cold" | minmed)"
+        [ -n "$cold" ] && read -r _ faults_med <<<"$(cut -d' ' -f2 <<<"$cold" | minmed)"
     fi
     splits+=("$(printf '%-7s first-load median %s ms = reading the files %s + first link of a process %s (cold %s, warm %s)' \
         "$set" "$(diffms "$cli_med" "$o_med")" "$(diffms "$cli_med" "$cold_med")" "$(diffms "$cold_med" "$o_med")" \
         "$(ms "$cold_med")" "$(ms "$o_med")")")
+    # The price of the first link's page faults on this machine (bench/link/floor.c, in new
+    # processes of its own): as many fresh pages as it faulted in, made present and written.
+    if [ "$faults_med" != n/a ]; then
+        local fl fpage_med fns_med
+        fl=$(for k in $(seq "$SAMPLES"); do
+            "$W/floor" "${faults_med%.*}" 2>/dev/null | sed -n 's/^floor .* pages_us=\([^ ]*\) page_ns=\([^ ]*\)$/\1 \2/p'; done)
+        read -r _ fpage_med <<<"$(cut -d' ' -f1 <<<"$fl" | minmed)"
+        read -r _ fns_med <<<"$(cut -d' ' -f2 <<<"$fl" | minmed)"
+        splits+=("$(printf '%-7s the first link'"'"'s %s page faults, as fresh pages alone: %s ms (%s us a page)' \
+            "$set" "${faults_med%.*}" "$(ms "$fpage_med")" \
+            "$(awk -v n="$fns_med" 'BEGIN { if (n + 0 > 0) printf "%.2f", n / 1000; else print "n/a" }')")")
+    fi
 
     rows+=("$(printf "$FMT" "$set" "$n_obj" "$n_rel" \
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" \
