@@ -10,10 +10,11 @@
  *   * one repetition = objrt_load_memory(ctx, inputs, n) -> "link" time (parse, resolve,
  *     place, relocate, protect, eh_frame registration; the loaded libraries have no
  *     constructors), then objrt_unload() -> "teardown";
- *   * -y CYCLES: then CYCLES load+unload cycles back to back, timed as one block (mean per
+ *   * -y CYCLES: then CYCLES load+unload cycles back to back, timed in blocks of ten (mean per
  *     cycle, wall and process CPU time), within the same time budget: what a long-running
  *     host that keeps reloading a unit pays, growth over many cycles included (issue 13:
- *     <= 1.5x the link time);
+ *     <= 1.5x the link time); after each block as many links are timed one by one, and
+ *     their medians are the link the cycle is compared with (see run_cycles);
  *   * the first link's minor page faults are reported ("objrt first ... faults=N"): in a new
  *     process they count the fresh pages it had to take (bench/link/floor.c prices them);
  *   * after timing, one more unit is loaded and known functions are looked up with
@@ -97,6 +98,53 @@ static void *read_file(const char *path, size_t *size)
     }
     *size = len;
     return buf;
+}
+
+/* Blocks of CYCLE_BLOCK load+unload cycles back to back (timed per block), each followed
+ * by as many links timed one by one (the unload after each untimed), until `cycles` cycles
+ * or the budget: the cycle and the link it is compared with are measured in the same
+ * process, interleaved, so neither sees a calmer stretch of the machine than the other.
+ * Prints the cycle's mean (wall and CPU) and the interleaved links' medians. */
+#define CYCLE_BLOCK 10
+static int run_cycles(objrt_ctx *ctx, const objrt_input *in, size_t n, int cycles, double budget_s)
+{
+    double *lw = calloc((size_t)cycles, sizeof *lw), *lc = calloc((size_t)cycles, sizeof *lc);
+    double wall = 0, cpu = 0, start = now_us();
+    int k = 0, nl = 0;
+    if (!lw || !lc)
+        return -1;
+    while (k < cycles) {
+        double w0 = now_us(), c0 = cpu_us();
+        int b = 0;
+        for (; b < CYCLE_BLOCK && k < cycles; b++, k++) {
+            objrt_unit *c = objrt_load_memory(ctx, in, n);
+            if (!c || objrt_unload(c) != 0) {
+                fprintf(stderr, "objrt_link: cycle %d failed: %s\n", k, objrt_error(ctx));
+                return -1;
+            }
+        }
+        wall += now_us() - w0;
+        cpu += cpu_us() - c0;
+        for (int j = 0; j < b; j++, nl++) {
+            double t0 = now_us(), p0 = cpu_us();
+            objrt_unit *c = objrt_load_memory(ctx, in, n);
+            lw[nl] = now_us() - t0;
+            lc[nl] = cpu_us() - p0;
+            if (!c || objrt_unload(c) != 0) {
+                fprintf(stderr, "objrt_link: link between cycles failed: %s\n", objrt_error(ctx));
+                return -1;
+            }
+        }
+        if ((now_us() - start) / 1e6 > budget_s)
+            break;                              /* the budget bounds the slow sets */
+    }
+    qsort(lw, (size_t)nl, sizeof *lw, cmp_double);
+    qsort(lc, (size_t)nl, sizeof *lc, cmp_double);
+    printf("objrt cycle cycles=%d mean_us=%.1f cpu_mean_us=%.1f link_median_us=%.1f "
+           "link_cpu_median_us=%.1f\n", k, wall / k, cpu / k, lw[nl / 2], lc[nl / 2]);
+    free(lw);
+    free(lc);
+    return 0;
 }
 
 static void *lookup(void *cookie, const char *name)
@@ -199,23 +247,8 @@ int main(int argc, char **argv)
     report("objrt link+teardown", total_us, (size_t)done);
     report("objrt link-cpu", link_cpu, (size_t)done);
 
-    if (cycles > 0) {
-        int k = 0;
-        double c0 = now_us(), cpu0 = cpu_us();
-        for (; k < cycles; k++) {
-            objrt_unit *c = objrt_load_memory(ctx, in, n);
-            if (!c || objrt_unload(c) != 0) {
-                fprintf(stderr, "objrt_link: cycle %d failed: %s\n", k, objrt_error(ctx));
-                return 1;
-            }
-            if (k >= 9 && (now_us() - c0) / 1e6 > budget_s) {
-                k++;
-                break;                          /* the budget bounds the slow sets */
-            }
-        }
-        double wall = now_us() - c0, cpu = cpu_us() - cpu0;
-        printf("objrt cycle cycles=%d mean_us=%.1f cpu_mean_us=%.1f\n", k, wall / k, cpu / k);
-    }
+    if (cycles > 0 && run_cycles(ctx, in, n, cycles, budget_s) != 0)
+        return 1;
 
     objrt_unit *u = objrt_load_memory(ctx, in, n);
     if (!u) {
