@@ -289,6 +289,76 @@ void objrt_strmap_free(objrt_strmap *m)
     memset(m, 0, sizeof *m);
 }
 
+/* ---- strindex: the keys are the caller's ---- */
+
+static inline const objrt_strkey *index_key(const void *ents, size_t stride, uint32_t e)
+{
+    return (const objrt_strkey *)((const char *)ents + (size_t)e * stride);
+}
+
+/* A table of cap slots for the index's n names, whose hashes are read from ents. */
+static int strindex_rehash(objrt_strindex *m, const void *ents, size_t stride, size_t cap)
+{
+    uint64_t *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return -1;
+    memset(slots, 0xff, cap * sizeof *slots);
+    for (size_t e = 0; e < m->n; e++) {
+        uint64_t h = index_key(ents, stride, (uint32_t)e)->hash;
+        size_t i = h & (cap - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (cap - 1);
+        slots[i] = slot_of(h, (uint32_t)e);
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    return 0;
+}
+
+uint32_t objrt_strindex_intern(objrt_strindex *m, const void *ents, size_t stride,
+                               const objrt_strkey *key, uint32_t next)
+{
+    if (next != m->n || m->n >= UINT32_MAX - 1 ||
+        ((m->n + 1) * 2 > m->cap && strindex_rehash(m, ents, stride, m->cap ? m->cap * 2 : 64)))
+        return EMPTY;                       /* next out of order: a caller's bug, refused */
+    size_t mask = m->cap - 1;
+    uint64_t tag = key->hash & 0xffffffff00000000ull;
+    for (size_t i = key->hash & mask;; i = (i + 1) & mask) {
+        uint64_t s = m->slots[i];
+        if (s == NO_SLOT) {
+            m->slots[i] = slot_of(key->hash, next);
+            m->n++;
+            return next;
+        }
+        if ((s & 0xffffffff00000000ull) == tag) {
+            const objrt_strkey *e = index_key(ents, stride, (uint32_t)s);
+            if (e->hash == key->hash && e->len == key->len &&
+                objrt_same_bytes(e->s, key->s, key->len))
+                return (uint32_t)s;
+        }
+    }
+}
+
+int objrt_strindex_reserve(objrt_strindex *m, size_t n)
+{
+    if (m->n)
+        return 0;
+    size_t cap = 64;
+    while (cap < (n + 1) * 2) {             /* the load bound objrt_strindex_intern keeps */
+        if (cap > SIZE_MAX / 32)
+            return -1;
+        cap *= 2;
+    }
+    return cap > m->cap ? strindex_rehash(m, NULL, 0, cap) : 0;
+}
+
+void objrt_strindex_free(objrt_strindex *m)
+{
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
 int objrt_strmemo_init(objrt_strmemo *m, size_t n)
 {
     if (m->slots)

@@ -29,6 +29,16 @@ typedef struct objrt_strmap {
     size_t cap, n, capents;
 } objrt_strmap;
 
+/* A set of names whose keys the caller keeps: entry i of the caller's array starts with an
+ * objrt_strkey and lies i * stride bytes after the first. The index holds only the slots
+ * ((high 32 bits of the hash) << 32 | entry index), 16 bytes a name at its load bound,
+ * where a strmap adds a 32-byte copy of the key (libcrypto's global table: 20k names,
+ * 0.6 MB of copies the link wrote and read again). */
+typedef struct objrt_strindex {
+    uint64_t *slots;            /* UINT64_MAX marks an empty slot */
+    size_t cap, n;
+} objrt_strindex;
+
 typedef struct objrt_keymap {   /* (uint64_t id, int64_t addend) -> uint32_t */
     uint64_t *ids;
     int64_t *addends;
@@ -60,6 +70,17 @@ uint32_t objrt_strmap_intern(objrt_strmap *m, const objrt_strkey *key, uint32_t 
  * memory. A map that already holds keys is left as it is. */
 int objrt_strmap_reserve(objrt_strmap *m, size_t n);
 void objrt_strmap_free(objrt_strmap *m);
+
+/* The entry of key in the caller's array `ents` (stride bytes apart, as it is now: it may
+ * have moved since the last call), or `next` after recording that key is entry `next`;
+ * the caller then writes that entry (starting with *key) before its next call, and entries
+ * are numbered 0, 1, 2, ... in the order they were added. UINT32_MAX when out of memory. */
+uint32_t objrt_strindex_intern(objrt_strindex *m, const void *ents, size_t stride,
+                               const objrt_strkey *key, uint32_t next);
+/* Size an empty index for n names at once (0, or -1 when out of memory); an index that
+ * already holds names is left as it is. */
+int objrt_strindex_reserve(objrt_strindex *m, size_t n);
+void objrt_strindex_free(objrt_strindex *m);
 
 /* A memo in front of a strmap for names that come again and again (the global table: each
  * name of a link is entered 3.6 times on average, once per object that defines or

@@ -153,9 +153,14 @@ enum objrt_gstate {
 };
 
 typedef struct objrt_gsym {
-    const char *name;
-    size_t len;                 /* strlen(name) */
-    uint64_t hash;              /* of name, reused by the archive index and the unit's table */
+    union {                     /* the name, as gmap reads its key here (objrt_strindex) */
+        objrt_strkey key;
+        struct {
+            const char *name;
+            size_t len;         /* strlen(name) */
+            uint64_t hash;      /* of name, reused by the archive index and the unit's table */
+        };
+    };
     uint32_t obj, sym;          /* defining (or first referencing) object and symbol */
     uint8_t state;
     uint8_t bind;               /* binding of the definition */
@@ -177,6 +182,7 @@ typedef struct objrt_gsym {
 /* Every object naming a global reads its entry at some point of the link, libcrypto's
  * 20k of them mostly from memory: 64 bytes, where two separate address fields made 72. */
 _Static_assert(sizeof(objrt_gsym) == 64, "objrt_gsym grew past 64 bytes");
+_Static_assert(offsetof(objrt_gsym, key) == 0, "gmap reads each entry's key at its start");
 
 enum objrt_special { SP_GOT, SP_DSO_HANDLE, SP_START, SP_STOP };
 /* The section SEC of __start_SEC / __stop_SEC. */
@@ -294,7 +300,7 @@ typedef struct objrt_link {
     size_t nobjs, capobjs;
     objrt_gsym *gsyms;
     size_t ngsyms, capgsyms;
-    objrt_strmap gmap;          /* name -> gsym index */
+    objrt_strindex gmap;        /* name -> gsym index (the keys are the gsyms') */
     objrt_strmemo gmemo;        /* in front of gmap (symbols.c) */
     objrt_strmap archive_index; /* name -> first archive member (obj index) defining it */
     void *symmem;               /* every pulled object's symf and symv (symbols.c) */
@@ -656,7 +662,7 @@ void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name);
 /* A global symbol's name as a map key: its hash was made when it was entered. */
 static inline objrt_strkey objrt_gsym_key(const objrt_gsym *g)
 {
-    return (objrt_strkey){ g->name, g->len, g->hash };
+    return g->key;
 }
 /* Functions objrt supplies that a static link takes from libc_nonshared (builtins.c). */
 void *objrt_builtin_lookup(const char *name);

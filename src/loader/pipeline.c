@@ -38,7 +38,7 @@ void objrt_link_release(objrt_link *l)
     objrt_input_release(l);
     free(l->gsyms);
     free(l->symmem);
-    objrt_strmap_free(&l->gmap);
+    objrt_strindex_free(&l->gmap);
     objrt_strmemo_free(&l->gmemo);
     objrt_strmap_free(&l->archive_index);
     objrt_strmap_free(&l->comdat_kept);

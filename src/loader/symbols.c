@@ -26,7 +26,7 @@ int objrt_sym_reserve(objrt_link *l, size_t n)
     /* the memo at twice the table's estimate: the JIT set, whose names are mostly new,
      * missed it for 30% of its repeats at 1x (-1.6% instructions at 2x; 4x costs the
      * larger sets more in clearing it than it saves) */
-    if (objrt_strmap_reserve(&l->gmap, n) || objrt_strmemo_init(&l->gmemo, 2 * n))
+    if (objrt_strindex_reserve(&l->gmap, n) || objrt_strmemo_init(&l->gmemo, 2 * n))
         return objrt_fail(l->ctx, "out of memory");
     return 0;
 }
@@ -37,12 +37,13 @@ uint32_t objrt_sym_intern_slow(objrt_link *l, const char *name, size_t len, uint
     if (l->ngsyms == l->capgsyms && objrt_sym_reserve(l, l->ngsyms + 1))
         return OBJRT_NONE;                  /* once per doubling */
     objrt_strkey k = objrt_strkey_len(name, len);
-    uint32_t g = objrt_strmap_intern(&l->gmap, &k, (uint32_t)l->ngsyms);
+    uint32_t g = objrt_strindex_intern(&l->gmap, l->gsyms, sizeof *l->gsyms, &k,
+                                       (uint32_t)l->ngsyms);
     if (memo && g != OBJRT_NONE)
         objrt_strmemo_put(memo, g);
     if (g == l->ngsyms)
-        l->gsyms[l->ngsyms++] = (objrt_gsym){ .name = name, .len = len, .hash = k.hash,
-                                              .obj = obj, .sym = sym, .state = G_UNDEF };
+        l->gsyms[l->ngsyms++] = (objrt_gsym){ .key = k, .obj = obj, .sym = sym,
+                                              .state = G_UNDEF };
     else if (g == OBJRT_NONE)
         objrt_fail(l->ctx, "out of memory");
     return g;
