@@ -141,21 +141,66 @@ static inline uint64_t slot_of(uint64_t hash, uint32_t ent)
     return (hash & 0xffffffff00000000ull) | ent;
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static inline size_t probe(const objrt_strmap *m, const objrt_strkey *k)
+/* Entry e of an array whose entries start with their key, stride bytes apart: a strmap's
+ * own entries, or the caller's for a strindex. */
+static inline const objrt_strkey *key_at(const void *ents, size_t stride, uint32_t e)
 {
-    size_t mask = m->cap - 1;
+    return (const objrt_strkey *)((const char *)ents + (size_t)e * stride);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static inline size_t probe_keys(const uint64_t *slots, size_t cap, const void *ents,
+                                size_t stride, const objrt_strkey *k)
+{
+    size_t mask = cap - 1;
     uint64_t tag = k->hash & 0xffffffff00000000ull;
     for (size_t i = k->hash & mask;; i = (i + 1) & mask) {
-        uint64_t s = m->slots[i];
+        uint64_t s = slots[i];
         if (s == NO_SLOT)
             return i;
         if ((s & 0xffffffff00000000ull) == tag) {
-            const objrt_strkey *e = &m->ents[(uint32_t)s].key;
+            const objrt_strkey *e = key_at(ents, stride, (uint32_t)s);
             if (e->hash == k->hash && e->len == k->len && objrt_same_bytes(e->s, k->s, k->len))
                 return i;
         }
     }
+}
+
+_Static_assert(offsetof(objrt_strent, key) == 0, "a strmap's entries start with their key");
+
+static inline size_t probe(const objrt_strmap *m, const objrt_strkey *k)
+{
+    return probe_keys(m->slots, m->cap, m->ents, sizeof *m->ents, k);
+}
+
+/* A table of cap slots (a power of two) for the n entries at ents, which stay. */
+static uint64_t *slots_for(const void *ents, size_t stride, size_t n, size_t cap)
+{
+    uint64_t *slots = malloc(cap * sizeof *slots);
+    if (!slots)
+        return NULL;
+    memset(slots, 0xff, cap * sizeof *slots);
+    for (size_t e = 0; e < n; e++) {
+        uint64_t h = key_at(ents, stride, (uint32_t)e)->hash;
+        size_t i = h & (cap - 1);
+        while (slots[i] != NO_SLOT)
+            i = (i + 1) & (cap - 1);
+        slots[i] = slot_of(h, (uint32_t)e);
+    }
+    return slots;
+}
+
+/* Slots for n keys at once, at the load bound the inserts keep (at most half full); 0 when
+ * n is too large. */
+static size_t slot_count(size_t n)
+{
+    size_t cap = 64;
+    while (cap < (n + 1) * 2) {
+        if (cap > SIZE_MAX / 32)
+            return 0;
+        cap *= 2;
+    }
+    return cap;
 }
 
 uint32_t objrt_strmap_find(const objrt_strmap *m, const objrt_strkey *key)
@@ -174,19 +219,11 @@ uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key)
     return objrt_strmap_find(m, &k);
 }
 
-/* A table of cap slots (a power of two) for the map's entries; the entries stay. */
 static int strmap_rehash(objrt_strmap *m, size_t cap)
 {
-    uint64_t *slots = malloc(cap * sizeof *slots);
+    uint64_t *slots = slots_for(m->ents, sizeof *m->ents, m->n, cap);
     if (!slots)
         return -1;
-    memset(slots, 0xff, cap * sizeof *slots);
-    for (size_t e = 0; e < m->n; e++) {
-        size_t i = m->ents[e].key.hash & (cap - 1);
-        while (slots[i] != NO_SLOT)
-            i = (i + 1) & (cap - 1);
-        slots[i] = slot_of(m->ents[e].key.hash, (uint32_t)e);
-    }
     free(m->slots);
     m->slots = slots;
     m->cap = cap;
@@ -227,13 +264,8 @@ int objrt_strmap_reserve(objrt_strmap *m, size_t n)
 {
     if (m->n)
         return 0;
-    size_t cap = 64;
-    while (cap < (n + 1) * 2) {               /* the load bound strmap_room keeps */
-        if (cap > SIZE_MAX / 32)
-            return -1;
-        cap *= 2;
-    }
-    if (cap > m->cap && strmap_rehash(m, cap))
+    size_t cap = slot_count(n);
+    if (!cap || (cap > m->cap && strmap_rehash(m, cap)))
         return -1;
     return strmap_reserve_ents(m, n);
 }
@@ -291,25 +323,11 @@ void objrt_strmap_free(objrt_strmap *m)
 
 /* ---- strindex: the keys are the caller's ---- */
 
-static inline const objrt_strkey *index_key(const void *ents, size_t stride, uint32_t e)
-{
-    return (const objrt_strkey *)((const char *)ents + (size_t)e * stride);
-}
-
-/* A table of cap slots for the index's n names, whose hashes are read from ents. */
 static int strindex_rehash(objrt_strindex *m, const void *ents, size_t stride, size_t cap)
 {
-    uint64_t *slots = malloc(cap * sizeof *slots);
+    uint64_t *slots = slots_for(ents, stride, m->n, cap);
     if (!slots)
         return -1;
-    memset(slots, 0xff, cap * sizeof *slots);
-    for (size_t e = 0; e < m->n; e++) {
-        uint64_t h = index_key(ents, stride, (uint32_t)e)->hash;
-        size_t i = h & (cap - 1);
-        while (slots[i] != NO_SLOT)
-            i = (i + 1) & (cap - 1);
-        slots[i] = slot_of(h, (uint32_t)e);
-    }
     free(m->slots);
     m->slots = slots;
     m->cap = cap;
@@ -322,35 +340,20 @@ uint32_t objrt_strindex_intern(objrt_strindex *m, const void *ents, size_t strid
     if (next != m->n || m->n >= UINT32_MAX - 1 ||
         ((m->n + 1) * 2 > m->cap && strindex_rehash(m, ents, stride, m->cap ? m->cap * 2 : 64)))
         return EMPTY;                       /* next out of order: a caller's bug, refused */
-    size_t mask = m->cap - 1;
-    uint64_t tag = key->hash & 0xffffffff00000000ull;
-    for (size_t i = key->hash & mask;; i = (i + 1) & mask) {
-        uint64_t s = m->slots[i];
-        if (s == NO_SLOT) {
-            m->slots[i] = slot_of(key->hash, next);
-            m->n++;
-            return next;
-        }
-        if ((s & 0xffffffff00000000ull) == tag) {
-            const objrt_strkey *e = index_key(ents, stride, (uint32_t)s);
-            if (e->hash == key->hash && e->len == key->len &&
-                objrt_same_bytes(e->s, key->s, key->len))
-                return (uint32_t)s;
-        }
-    }
+    size_t i = probe_keys(m->slots, m->cap, ents, stride, key);
+    if (m->slots[i] != NO_SLOT)
+        return (uint32_t)m->slots[i];
+    m->slots[i] = slot_of(key->hash, next);
+    m->n++;
+    return next;
 }
 
 int objrt_strindex_reserve(objrt_strindex *m, size_t n)
 {
     if (m->n)
         return 0;
-    size_t cap = 64;
-    while (cap < (n + 1) * 2) {             /* the load bound objrt_strindex_intern keeps */
-        if (cap > SIZE_MAX / 32)
-            return -1;
-        cap *= 2;
-    }
-    return cap > m->cap ? strindex_rehash(m, NULL, 0, cap) : 0;
+    size_t cap = slot_count(n);
+    return !cap ? -1 : cap > m->cap ? strindex_rehash(m, NULL, 0, cap) : 0;
 }
 
 void objrt_strindex_free(objrt_strindex *m)
