@@ -173,21 +173,26 @@ static inline size_t probe(const objrt_strmap *m, const objrt_strkey *k)
     return probe_keys(m->slots, m->cap, m->ents, sizeof *m->ents, k);
 }
 
-/* A table of cap slots (a power of two) for the n entries at ents, which stay. */
-static uint64_t *slots_for(const void *ents, size_t stride, size_t n, size_t cap)
+/* *slots becomes a table of cap slots (a power of two) for the n entries at ents, which
+ * stay; on failure (-1) nothing changes. */
+static int rehash_slots(uint64_t **slots, size_t *capp, const void *ents, size_t stride,
+                        size_t n, size_t cap)
 {
-    uint64_t *slots = malloc(cap * sizeof *slots);
-    if (!slots)
-        return NULL;
-    memset(slots, 0xff, cap * sizeof *slots);
+    uint64_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return -1;
+    memset(v, 0xff, cap * sizeof *v);
     for (size_t e = 0; e < n; e++) {
         uint64_t h = key_at(ents, stride, (uint32_t)e)->hash;
         size_t i = h & (cap - 1);
-        while (slots[i] != NO_SLOT)
+        while (v[i] != NO_SLOT)
             i = (i + 1) & (cap - 1);
-        slots[i] = slot_of(h, (uint32_t)e);
+        v[i] = slot_of(h, (uint32_t)e);
     }
-    return slots;
+    free(*slots);
+    *slots = v;
+    *capp = cap;
+    return 0;
 }
 
 /* Slots for n keys at once, at the load bound the inserts keep (at most half full); 0 when
@@ -221,13 +226,7 @@ uint32_t objrt_strmap_get(const objrt_strmap *m, const char *key)
 
 static int strmap_rehash(objrt_strmap *m, size_t cap)
 {
-    uint64_t *slots = slots_for(m->ents, sizeof *m->ents, m->n, cap);
-    if (!slots)
-        return -1;
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
+    return rehash_slots(&m->slots, &m->cap, m->ents, sizeof *m->ents, m->n, cap);
 }
 
 static int strmap_reserve_ents(objrt_strmap *m, size_t n)
@@ -323,22 +322,12 @@ void objrt_strmap_free(objrt_strmap *m)
 
 /* ---- strindex: the keys are the caller's ---- */
 
-static int strindex_rehash(objrt_strindex *m, const void *ents, size_t stride, size_t cap)
-{
-    uint64_t *slots = slots_for(ents, stride, m->n, cap);
-    if (!slots)
-        return -1;
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
-}
-
 uint32_t objrt_strindex_intern(objrt_strindex *m, const void *ents, size_t stride,
                                const objrt_strkey *key, uint32_t next)
 {
     if (next != m->n || m->n >= UINT32_MAX - 1 ||
-        ((m->n + 1) * 2 > m->cap && strindex_rehash(m, ents, stride, m->cap ? m->cap * 2 : 64)))
+        ((m->n + 1) * 2 > m->cap &&
+         rehash_slots(&m->slots, &m->cap, ents, stride, m->n, m->cap ? m->cap * 2 : 64)))
         return EMPTY;                       /* next out of order: a caller's bug, refused */
     size_t i = probe_keys(m->slots, m->cap, ents, stride, key);
     if (m->slots[i] != NO_SLOT)
@@ -353,7 +342,7 @@ int objrt_strindex_reserve(objrt_strindex *m, size_t n)
     if (m->n)
         return 0;
     size_t cap = slot_count(n);
-    return !cap ? -1 : cap > m->cap ? strindex_rehash(m, NULL, 0, cap) : 0;
+    return !cap ? -1 : cap > m->cap ? rehash_slots(&m->slots, &m->cap, NULL, 0, 0, cap) : 0;
 }
 
 void objrt_strindex_free(objrt_strindex *m)
