@@ -88,6 +88,8 @@ typedef struct objrt_howto {
  * this, so it always agrees with the formula. */
 #define OBJRT_DIRECT(f, tls) \
     ((tls) == TLS_NO && ((f) == F_ABS || (f) == F_PCREL || (f) == F_BRANCH || (f) == F_PAGE_PCREL))
+/* The `plain` of a field of sz bytes that holds the whole datum: 4 or 8, else 0. */
+#define OBJRT_PLAIN(sz) ((sz) == 4 || (sz) == 8 ? (sz) : 0)
 /* An absolute value in a field narrower than 64 bits: it fits only for some placements. */
 #define OBJRT_ABS_RANGED(f, c, b) ((f) == F_ABS && (c) != C_NONE && (b) < 64)
 

@@ -34,7 +34,7 @@ enum field {
                         .align = al, .field = fld, .shift = sh, .size = sz, .tls = k, \
                         .direct = OBJRT_DIRECT(f, k), .abs_ranged = OBJRT_ABS_RANGED(f, c, b), \
                         OBJRT_FITS(c, b, al), \
-                        .plain = (fld) == FLD_DATA && ((sz) == 4 || (sz) == 8) ? (sz) : 0 }
+                        .plain = (fld) == FLD_DATA ? OBJRT_PLAIN(sz) : 0 }
 #define R(t, f, c, b, al, fld, sh, sz) HOWTO(t, f, c, b, al, fld, sh, sz, TLS_NO)
 #define DATA(t, f, c, b, sz)      R(t, f, c, b, 0, FLD_DATA, 0, sz)
 #define INSN(t, f, c, b, al, fld, sh) R(t, f, c, b, al, fld, sh, 4)

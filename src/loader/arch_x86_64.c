@@ -12,7 +12,7 @@
 #define TLS(t, f, c, b, sz, k) \
     [R_X86_64_##t] = { .name = "R_X86_64_" #t, .formula = f, .check = c, .bits = b, .size = sz, \
                        .tls = k, .direct = OBJRT_DIRECT(f, k), .abs_ranged = OBJRT_ABS_RANGED(f, c, b), \
-                       .plain = sz, OBJRT_FITS(c, b, 0) }
+                       .plain = OBJRT_PLAIN(sz), OBJRT_FITS(c, b, 0) }
 #define R(t, f, c, b, sz) TLS(t, f, c, b, sz, TLS_NO)
 
 static const objrt_howto x86_64_howtos[] = {

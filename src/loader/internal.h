@@ -207,14 +207,19 @@ typedef struct objrt_slots {    /* GOT slots or stubs: index -> target, and back
                                    none yet; the map holds it too (plan.c) */
 } objrt_slots;
 
-/* The index of key k's slot in t, or OBJRT_NONE. A global's own slot (addend 0), which
- * most GOT references and calls of a large unit ask for, is read from t->own instead of
- * hashing the key (keyed SipHash, as every input-chosen key is). */
+/* Where t records the slot of key k by index: a global's own slot (addend 0), which most
+ * GOT references and calls of a large unit ask for; NULL for any other key (or before the
+ * plan made t->own). */
+static inline uint32_t *objrt_slot_own(const objrt_slots *t, objrt_slotkey k)
+{
+    return t->own && k.addend == 0 && k.id >> 63 ? &t->own[(uint32_t)k.id] : NULL;
+}
+/* The index of key k's slot in t, or OBJRT_NONE. An own slot is read from t->own instead
+ * of hashing the key (keyed SipHash, as every input-chosen key is). */
 static inline uint32_t objrt_slot_find(const objrt_slots *t, objrt_slotkey k)
 {
-    if (t->own && k.addend == 0 && k.id >> 63)
-        return t->own[(uint32_t)k.id] - 1;  /* 0 - 1: OBJRT_NONE */
-    return objrt_keymap_get(&t->map, k.id, k.addend);
+    const uint32_t *own = objrt_slot_own(t, k);
+    return own ? *own - 1 : objrt_keymap_get(&t->map, k.id, k.addend);  /* 0 - 1: NONE */
 }
 
 enum objrt_item_kind { IT_SECTION, IT_EH_FRAME, IT_COMMON, IT_GOT, IT_STUBS };

@@ -277,7 +277,7 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
 static uint64_t reservation_align(const objrt_plan *p)
 {
     return p->total >= OBJRT_HUGE_BLOCK && p->base_align < OBJRT_HUGE_BLOCK ? OBJRT_HUGE_BLOCK
-                                                                            : p->base_align;
+                                                                             : p->base_align;
 }
 
 /* Prefault what we are about to write (one kernel pass instead of a fault per page), but

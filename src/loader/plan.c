@@ -176,8 +176,9 @@ static int reserve_slot(objrt_link *l, objrt_slots *t, objrt_slotkey k)
     if (objrt_keymap_put(&t->map, k.id, k.addend, (uint32_t)t->n))
         return objrt_fail(l->ctx, "out of memory");
     v[t->n++] = k;
-    if (t->own && k.addend == 0 && k.id >> 63)
-        t->own[(uint32_t)k.id] = (uint32_t)t->n;
+    uint32_t *own = objrt_slot_own(t, k);
+    if (own)
+        *own = (uint32_t)t->n;
     return 0;
 }
 

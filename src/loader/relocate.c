@@ -8,7 +8,6 @@
  * redirected (a stub holds code, not the data). The sites are the ones plan.c validated.
  */
 #include <stdio.h>
-
 #include <string.h>
 
 #include "loader/internal.h"

@@ -7,7 +7,6 @@
  * The stages ask; only resolve.c decides what a global symbol is bound to, and only
  * plan.c says where the unit's own definitions go.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +59,7 @@ bool objrt_sym_is_host_function(objrt_link *l, const objrt_obj *o, size_t symidx
     if (!g || g->state != G_EXTERNAL)
         return false;
     if (g->host_func < 0)
-        {
-        objrt_strkey k = objrt_gsym_key(g);
-        g->host_func = objrt_host_is_code(l->ctx, &k, g->addr);
-    }
+        g->host_func = objrt_host_is_code(l->ctx, &g->key, g->addr);
     return g->host_func;
 }
 
