@@ -110,9 +110,9 @@ static int run_cycles(objrt_ctx *ctx, const objrt_input *in, size_t n, int cycle
 {
     double *lw = calloc((size_t)cycles, sizeof *lw), *lc = calloc((size_t)cycles, sizeof *lc);
     double wall = 0, cpu = 0, start = now_us();
-    int k = 0, nl = 0;
+    int k = 0, nl = 0, rc = -1;
     if (!lw || !lc)
-        return -1;
+        goto out;
     while (k < cycles) {
         double w0 = now_us(), c0 = cpu_us();
         int b = 0;
@@ -120,7 +120,7 @@ static int run_cycles(objrt_ctx *ctx, const objrt_input *in, size_t n, int cycle
             objrt_unit *c = objrt_load_memory(ctx, in, n);
             if (!c || objrt_unload(c) != 0) {
                 fprintf(stderr, "objrt_link: cycle %d failed: %s\n", k, objrt_error(ctx));
-                return -1;
+                goto out;
             }
         }
         wall += now_us() - w0;
@@ -132,7 +132,7 @@ static int run_cycles(objrt_ctx *ctx, const objrt_input *in, size_t n, int cycle
             lc[nl] = cpu_us() - p0;
             if (!c || objrt_unload(c) != 0) {
                 fprintf(stderr, "objrt_link: link between cycles failed: %s\n", objrt_error(ctx));
-                return -1;
+                goto out;
             }
         }
         if ((now_us() - start) / 1e6 > budget_s)
@@ -142,9 +142,11 @@ static int run_cycles(objrt_ctx *ctx, const objrt_input *in, size_t n, int cycle
     qsort(lc, (size_t)nl, sizeof *lc, cmp_double);
     printf("objrt cycle cycles=%d mean_us=%.1f cpu_mean_us=%.1f link_median_us=%.1f "
            "link_cpu_median_us=%.1f\n", k, wall / k, cpu / k, lw[nl / 2], lc[nl / 2]);
+    rc = 0;
+out:
     free(lw);
     free(lc);
-    return 0;
+    return rc;
 }
 
 static void *lookup(void *cookie, const char *name)

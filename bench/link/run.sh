@@ -362,16 +362,17 @@ echo "includes every moment the process was descheduled, which on a busy machine
 printf "$SFMT" set objs relocs load1m warm fresh first RTDyld RTD/warm cpu instr RTD/fresh ns/rel ns/rel ns/rel cycle cyc/warm cyc/warm
 printf "$SFMT" "" "" "" "start-end" "" "" "" "" "wall" "" "" "wall" warm fresh RTDyld mean wall cpu
 for r in "${sums[@]}"; do printf '%s\n' "$r"; done
-if [ ${#perrel_warm[@]} -gt 1 ]; then
-    printf '%s\n' "${perrel_warm[@]}" | awk '$2 + 0 > 0 { if (!n++ || $2 < lo) { lo = $2; los = $1 } if ($2 > hi) { hi = $2; his = $1 } }
-        END { if (n > 1) printf "cost per relocation, warm (best): %s ns (%s) to %s ns (%s): %.2fx spread (target <= 1.5x: %s)\n",
-              lo, los, hi, his, hi / lo, hi / lo <= 1.5 ? "met" : "NOT met" }'
-fi
-if [ ${#perrel_ins[@]} -gt 1 ]; then   # an algorithmic (superlinear) term would show here too
-    printf '%s\n' "${perrel_ins[@]}" | awk '$2 + 0 > 0 { if (!n++ || $2 < lo) { lo = $2; los = $1 } if ($2 > hi) { hi = $2; his = $1 } }
-        END { if (n > 1) printf "instructions per relocation, warm: %s (%s) to %s (%s): %.2fx spread (callgrind; no cache or memory effects)\n",
-              lo, los, hi, his, hi / lo }'
-fi
+# spread FORMAT: reads "SET VALUE" lines, and prints FORMAT (awk printf) with the lowest
+# value and its set, the highest and its set, and their ratio; nothing for fewer than two.
+spread() {
+    awk -v fmt="$1" '$2 + 0 > 0 { if (!n++ || $2 < lo) { lo = $2; los = $1 } if ($2 > hi) { hi = $2; his = $1 } }
+        END { if (n > 1) printf fmt "\n", lo, los, hi, his, hi / lo, hi / lo <= 1.5 ? "met" : "NOT met" }'
+}
+printf '%s\n' "${perrel_warm[@]}" |
+    spread "cost per relocation, warm (best): %s ns (%s) to %s ns (%s): %.2fx spread (target <= 1.5x: %s)"
+# an algorithmic (superlinear) term would show here too
+printf '%s\n' "${perrel_ins[@]}" |
+    spread "instructions per relocation, warm: %s (%s) to %s (%s): %.2fx spread (callgrind; no cache or memory effects)"
 for t in "${targets[@]}"; do printf '%s\n' "$t"; done
 echo "Where the first-load overhead goes (fresh = objrt run; cold = objrt_link -r 1 in a new process,"
 echo "the files read before its timer; medians of $SAMPLES processes each):"
