@@ -21,7 +21,8 @@
  * Constants are DWARF 4 (sections 6.4.2, 7.7.2, 7.23) and the LSB's .eh_frame chapter.
  * Cost (issue 13): the call-frame instructions are most of it; the FDE almost every record
  * is takes a shorter path (fde_common; fde_common_lsda for a C++ function's FDE with an
- * LSDA) that hands anything else, and any fault, to the general one, which
+ * LSDA; fde_common8 for the large code model's, which LLVM's JIT and clang -mcmodel=large
+ * emit) that hands anything else, and any fault, to the general one, which
  * OBJRT_FULL_WALK=1 makes every FDE take (t_eh_frame compares them).
  */
 #include <stdio.h>
@@ -45,9 +46,12 @@ typedef struct cie {
     uint64_t off;                   /* record start in the section */
     uint8_t fde_enc, lsda_enc;
     bool z;                         /* FDEs carry augmentation data */
-    bool common;                    /* 'z', PC-relative sdata4 pointers, LSDA's too
-                                       (fde_common, fde_common_lsda) */
+    uint8_t shape;                  /* which short path its FDEs may take (SHAPE_*) */
 } cie;
+
+/* The CIEs whose FDEs have a short path: 'z' with PC-relative pointers of one size, and
+ * no LSDA or (sdata4 only) a PC-relative sdata4 one. */
+enum { SHAPE_NONE, SHAPE_4, SHAPE_4_LSDA, SHAPE_8 };
 
 typedef struct ehcheck {
     objrt_link *l;
@@ -314,7 +318,7 @@ static int check_cie(ehcheck *c, rd *r)
 {
     uint8_t version, ra8;
     uint64_t u;
-    cie k = { c->rec, PE_ABSPTR, PE_OMIT, false, false };
+    cie k = { c->rec, PE_ABSPTR, PE_OMIT, false, SHAPE_NONE };
     if (!get_u8(r, &version) || (version != 1 && version != 3))
         return bad(c, "CIE version is not 1 or 3");
     const char *aug = (const char *)r->p;
@@ -336,8 +340,12 @@ static int check_cie(ehcheck *c, rd *r)
         return bad(c, "CIE return address column is not a register");
     if (k.z && check_cie_augmentation(c, r, aug, &k))
         return -1;
-    k.common = k.z && k.fde_enc == (PE_PCREL | PE_SDATA4) &&
-               (k.lsda_enc == PE_OMIT || k.lsda_enc == (PE_PCREL | PE_SDATA4));
+    if (k.z && k.fde_enc == (PE_PCREL | PE_SDATA4) && k.lsda_enc == PE_OMIT)
+        k.shape = SHAPE_4;
+    else if (k.z && k.fde_enc == (PE_PCREL | PE_SDATA4) && k.lsda_enc == (PE_PCREL | PE_SDATA4))
+        k.shape = SHAPE_4_LSDA;
+    else if (k.z && k.fde_enc == (PE_PCREL | PE_SDATA8) && k.lsda_enc == PE_OMIT)
+        k.shape = SHAPE_8;
     if (!check_insns(r, k.fde_enc))
         return bad(c, "CIE has an unknown call-frame instruction or one that runs past "
                       "the record");
@@ -465,6 +473,24 @@ static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c,
     return check_insns(&r, PE_PCREL | PE_SDATA4);
 }
 
+/* The same for the large code model's FDE: pc_begin PC-relative sdata8 at f + 8, the
+ * range 8 bytes at f + 16, augmentation data of length 0 at f + 24. */
+static inline __attribute__((always_inline)) bool fde_common8(const ehcheck *c,
+                                                             const uint8_t *f,
+                                                             const uint8_t *end)
+{
+    if (end - f < 25 || f[24] != 0)
+        return false;
+    uint64_t b, n;
+    memcpy(&b, f + 8, 8);
+    memcpy(&n, f + 16, 8);
+    uint64_t begin = (uintptr_t)(f + 8) + b;
+    if (b != 0 && (begin < c->code_lo || begin > c->code_hi || n > c->code_hi - begin))
+        return false;
+    rd r = { f + 25, end };
+    return check_insns(&r, PE_PCREL | PE_SDATA8);
+}
+
 /* The same for the FDE of a C++ function with a landing pad: its CIE (at `cie_off_l`) has
  * 'L' with a PC-relative sdata4 LSDA pointer, and its augmentation data is exactly that
  * pointer, 0 or into the unit's R group (.gcc_except_table's). A copy of fde_common rather
@@ -486,11 +512,13 @@ static inline __attribute__((always_inline)) bool fde_common_lsda(const ehcheck 
 
 /* One placed .eh_frame item (its bytes, then the 4-byte terminator the plan added). The
  * record's offset stays in a local (c->rec is written for the general path and errors).
- * fde_common's CIE is at cie_off, fde_common_lsda's at cie_off_l: at most one is set. */
+ * fde_common's CIE is at cie_off, fde_common_lsda's at cie_off_l, fde_common8's at
+ * cie_off8: at most one is set. */
 static int check_section(ehcheck *c)
 {
     const uint8_t *sec = c->sec;
-    uint64_t size = c->it->size - 4, rec, cie_off = UINT64_MAX, cie_off_l = UINT64_MAX;
+    uint64_t size = c->it->size - 4, rec;
+    uint64_t cie_off = UINT64_MAX, cie_off_l = UINT64_MAX, cie_off8 = UINT64_MAX;
     for (rec = 0; rec + 4 <= size;) {
         uint32_t len, id;
         memcpy(&len, sec + rec, 4);
@@ -503,17 +531,20 @@ static int check_section(ehcheck *c)
         memcpy(&id, sec + rec + 4, 4);
         const uint8_t *end = sec + rec + 4 + len;
         /* id 0: a CIE; above rec + 4: a pointer out of the section, which wraps */
+        uint64_t at = rec + 4 - id;
         if (id == 0 || id > rec + 4 ||
-            (rec + 4 - id == cie_off ? !fde_common(c, sec + rec, end)
-                                     : rec + 4 - id != cie_off_l ||
-                                       !fde_common_lsda(c, sec + rec, end))) {
+            (at == cie_off ? !fde_common(c, sec + rec, end)
+             : at == cie_off_l ? !fde_common_lsda(c, sec + rec, end)
+             : at != cie_off8 || !fde_common8(c, sec + rec, end))) {
             rd r = { sec + rec + 8, end };
             c->rec = rec;
             if (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id))
                 return -1;
             const cie *k = c->full ? NULL : c->last;
-            cie_off = k && k->common && k->lsda_enc == PE_OMIT ? k->off : UINT64_MAX;
-            cie_off_l = k && k->common && k->lsda_enc != PE_OMIT ? k->off : UINT64_MAX;
+            uint8_t shape = k ? k->shape : SHAPE_NONE;
+            cie_off = shape == SHAPE_4 ? k->off : UINT64_MAX;
+            cie_off_l = shape == SHAPE_4_LSDA ? k->off : UINT64_MAX;
+            cie_off8 = shape == SHAPE_8 ? k->off : UINT64_MAX;
         }
         rec += 4 + (uint64_t)len;
     }

@@ -52,6 +52,11 @@ for v in SLOT_OK SLOT_ABS SLOT_TEXT SLOT_RODATA SLOT_SMALL SLOT_PAST_END SLOT_MI
         fail "robustness-fixture-slots-$v: $(tail -n 2 "$FX/slots.err" | tr '\n' ' ')"
 done
 fixture twocie -fexceptions   # two CIEs whose FDEs take turns (t_eh_frame)
+# The same source by clang's large code model: FDE pointers pcrel sdata8, as LLVM's JIT
+# (llvmlite, numba) emits them (t_eh_frame's short path for them against the general one).
+$CLANG -O2 -mcmodel=large -fexceptions -Wno-unknown-attributes -c "$FIXSRC/twocie.c" \
+    -o "$FX/twocie8.o" 2>"$FX/twocie8.err" ||
+    fail "robustness-fixture-twocie8: $(tail -n 2 "$FX/twocie8.err" | tr '\n' ' ')"
 # C++ (g++ -O2): a throw caught inside the unit, FDEs with LSDA pointers (t_eh_frame)
 GXX=${GCC%gcc}g++
 $GXX -O2 -c "$FIXSRC/lsda.cc" -o "$FX/lsda.o" 2>"$FX/lsda.err" ||
@@ -139,7 +144,7 @@ if [ "$TARGET" = x86_64 ]; then run_test t_dos; else run_test t_dos no-rss; fi
 ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
     run_test t_small "$FX/basic.o" "$TMP"
 run_test t_contracts "$FX/basic.o" "$TMP"
-run_test t_eh_frame "$FX/basic.o" "$FX/twocie.o" "$FX/lsda.o"   # finds the FDE after the CIE (0x14 bytes x86_64, 0x10 AArch64)
+run_test t_eh_frame "$FX/basic.o" "$FX/twocie.o" "$FX/lsda.o" "$FX/twocie8.o"   # finds the FDE after the CIE (0x14 bytes x86_64, 0x10 AArch64)
 if [ "$TARGET" = x86_64 ]; then
     run_test t_reach "$FX/reach_data.o" "$FX/reach_two.o" "$FX/reach_call.o" "$FX/abs32.o"
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi

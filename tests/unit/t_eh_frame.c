@@ -37,6 +37,10 @@
  *                                       with the field 0 or random; the CIE's 'L' encoding)
  *   common-and-general-paths-control    the comparison itself, given two different inputs
  *                                       (one with an unknown opcode): it must see them differ
+ * argv[4]: twocie8.o (twocie.c by clang -mcmodel=large: a "zR" CIE with pcrel sdata8
+ * pointers, as LLVM's JIT emits, which has a short path of its own):
+ *   common-and-general-paths-agree-large    the same comparison without the LSDA part
+ *   common-and-general-paths-control-large  its control
  *
  * argv[3]: lsda.o (g++ -O2: lsda_catch catches what lsda_throw throws; both FDEs use a
  * "zPLR" CIE whose FDEs hold an LSDA pointer into .gcc_except_table). libgcc reads that
@@ -312,10 +316,11 @@ static size_t gen_insn(unsigned char *b)
     return n;
 }
 
-/* The longest FDE of twocie.o whose CIE is "zR" with pcrel sdata4 pointers: *prog and
- * *len its call-frame program. 0 when there is none. */
-static int longest_zr_fde(unsigned char *img, size_t *prog, size_t *len)
+/* The longest FDE of img whose CIE is "zR" with pcrel pointers of ptr bytes (4: sdata4,
+ * 8: sdata8): *prog and *len its call-frame program. 0 when there is none. */
+static int longest_zr_fde(unsigned char *img, unsigned ptr, size_t *prog, size_t *len)
 {
+    size_t head = 5 + 2 * (size_t)ptr;       /* CIE pointer, pc_begin, range, aug length */
     int eh = t_find_section(img, ".eh_frame");
     if (eh < 0) return 0;
     const unsigned char *s = img + t_shdr(img, (unsigned)eh)->sh_offset;
@@ -326,10 +331,11 @@ static int longest_zr_fde(unsigned char *img, size_t *prog, size_t *len)
         memcpy(&id, s + at + 4, 4);
         if (n == 0 || n > size - at - 4) break;
         size_t cie = at + 4 - id;
-        if (id != 0 && id <= at + 4 && memcmp(s + cie + 9, "zR", 3) == 0 && s[cie + 16] == 0x1b &&
-            s[at + 16] == 0 && n > best + 13) {       /* augmentation data length 0 */
-            best = n - 13;
-            *prog = at + 17;
+        if (id != 0 && id <= at + 4 && memcmp(s + cie + 9, "zR", 3) == 0 &&
+            s[cie + 16] == (ptr == 8 ? 0x1c : 0x1b) &&
+            s[at + 4 + head - 1] == 0 && n > best + head) {   /* augmentation data length 0 */
+            best = n - head;
+            *prog = at + 4 + head;
         }
         at += 4 + (size_t)n;
     }
@@ -337,24 +343,45 @@ static int longest_zr_fde(unsigned char *img, size_t *prog, size_t *len)
     return best > 0;
 }
 
-/* A copy of twocie.o and its longest zR FDE program, which the random cases overwrite;
- * NULL (with why) when it has none of 24 bytes or more. */
-static unsigned char *copy_with_long_program(size_t *prog, size_t *len, char *why, size_t whylen)
+/* An input of the path comparison: twocie.o (ptr 4) or twocie8.o (ptr 8). */
+typedef struct paths_input {
+    const char *name;
+    unsigned char *bytes;           /* NULL when the file could not be read */
+    size_t size;
+    unsigned ptr;                   /* bytes of its FDEs' pc_begin and range */
+    size_t min_prog;                /* the shortest longest program it may have: clang's
+                                       FDEs are shorter than gcc's */
+    int control;                    /* the comparison's control instead */
+} paths_input;
+
+/* A copy of in and its longest zR FDE program, which the random cases overwrite; NULL
+ * (with why) when it has none of in->min_prog bytes or more. */
+static unsigned char *copy_with_long_program(const paths_input *in, size_t *prog, size_t *len,
+                                             char *why, size_t whylen)
 {
-    unsigned char *img = t_copy(two, two_size);
-    if (!longest_zr_fde(img, prog, len) || *len < 24) {
-        snprintf(why, whylen, "twocie.o has no zR FDE with a program of 24 bytes or more");
+    if (!in->bytes) {
+        snprintf(why, whylen, "fixture %s could not be read", in->name);
+        return NULL;
+    }
+    unsigned char *img = t_copy(in->bytes, in->size);
+    if (!longest_zr_fde(img, in->ptr, prog, len) || *len < in->min_prog) {
+        snprintf(why, whylen, "%s has no zR FDE with a program of %zu bytes or more", in->name,
+                 in->min_prog);
         free(img);
         return NULL;
     }
     return img;
 }
 
+static paths_input two4 = { "twocie.o", NULL, 0, 4, 24, 0 };
+
 static int run_random_programs(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     size_t prog, len;
-    unsigned char *img = copy_with_long_program(&prog, &len, why, whylen);
+    two4.bytes = two;
+    two4.size = two_size;
+    unsigned char *img = copy_with_long_program(&two4, &prog, &len, why, whylen);
     if (!img)
         return 0;
     unsigned char *p = img + t_shdr(img, (unsigned)t_find_section(img, ".eh_frame"))->sh_offset + prog;
@@ -465,14 +492,16 @@ static Elf64_Rela *eh_rela_at(unsigned char *img, size_t off)
 
 /* ---- the common FDE path against the general one (OBJRT_FULL_WALK=1) ---- */
 
-/* "loaded" or the error of loading img (twocie.o's size) with OBJRT_FULL_WALK set or not. */
-static void outcome(const unsigned char *img, int full, char *out, size_t outlen)
+/* "loaded" or the error of loading img (an edited copy of in) with OBJRT_FULL_WALK set or
+ * not. */
+static void outcome(const paths_input *in, const unsigned char *img, int full, char *out,
+                    size_t outlen)
 {
     if (full) setenv("OBJRT_FULL_WALK", "1", 1); else unsetenv("OBJRT_FULL_WALK");
     objrt_ctx *ctx = objrt_new();
     objrt_options opt = { .no_constructors = 1 };
     objrt_set_options(ctx, &opt);
-    objrt_unit *u = t_load_mem(ctx, "twocie.o", img, two_size);
+    objrt_unit *u = t_load_mem(ctx, in->name, img, in->size);
     snprintf(out, outlen, "%s", u ? "loaded" : objrt_error(ctx));
     if (u) objrt_unload(u);
     objrt_free(ctx);
@@ -480,12 +509,12 @@ static void outcome(const unsigned char *img, int full, char *out, size_t outlen
 }
 
 /* 1 when a (common path) and b (general path) give the same outcome; else the why. */
-static int same_outcome(const unsigned char *a, const unsigned char *b, const char *what,
-                        int *loaded, char *why, size_t whylen)
+static int same_outcome(const paths_input *in, const unsigned char *a, const unsigned char *b,
+                        const char *what, int *loaded, char *why, size_t whylen)
 {
     char common[512], general[512];
-    outcome(a, 0, common, sizeof common);
-    outcome(b, 1, general, sizeof general);
+    outcome(in, a, 0, common, sizeof common);
+    outcome(in, b, 1, general, sizeof general);
     if (strcmp(common, general) != 0) {
         snprintf(why, whylen, "%s: common path: %.200s; general path: %.200s", what, common, general);
         return 0;
@@ -518,20 +547,20 @@ static int lsda_paths(unsigned char *img, int *n, int *loaded, char *why, size_t
         for (unsigned v = 0; v <= 8 && ok; v++, (*n)++) {
             s[f + 16] = (unsigned char)v;
             snprintf(what, sizeof what, "FDE at 0x%zx augmentation length %u", f, v);
-            ok = same_outcome(img, img, what, loaded, why, whylen);
+            ok = same_outcome(&two4, img, img, what, loaded, why, whylen);
         }
         s[f + 16] = 4;
         for (size_t k = 0; k < sizeof moves / sizeof moves[0] && ok; k++, (*n)++) {
             r->r_addend = keep.r_addend + moves[k];
             snprintf(what, sizeof what, "FDE at 0x%zx LSDA addend %+lld", f, (long long)moves[k]);
-            ok = same_outcome(img, img, what, loaded, why, whylen);
+            ok = same_outcome(&two4, img, img, what, loaded, why, whylen);
         }
         r->r_info = ELF64_R_INFO(ELF64_R_SYM(keep.r_info), 0);        /* R_*_NONE */
         for (int k = 0; k < 8 && ok; k++, (*n)++) {
             uint32_t v = k ? (uint32_t)rand() : 0;
             memcpy(s + f + 17, &v, 4);
             snprintf(what, sizeof what, "FDE at 0x%zx LSDA unrelocated 0x%08x", f, v);
-            ok = same_outcome(img, img, what, loaded, why, whylen);
+            ok = same_outcome(&two4, img, img, what, loaded, why, whylen);
         }
         *r = keep;
         memcpy(s + f + 17, two + (s - img) + f + 17, 4);
@@ -539,18 +568,20 @@ static int lsda_paths(unsigned char *img, int *n, int *loaded, char *why, size_t
     for (size_t k = 0; k < sizeof encs / sizeof encs[0] && ok; k++, (*n)++) {
         s[lenc] = encs[k];
         snprintf(what, sizeof what, "CIE 'L' encoding 0x%02x", encs[k]);
-        ok = same_outcome(img, img, what, loaded, why, whylen);
+        ok = same_outcome(&two4, img, img, what, loaded, why, whylen);
     }
     s[lenc] = 0x1b;
     return ok;
 }
 
-/* arg NULL: random programs and FDE header bytes, each compared on the two paths;
- * else the control: the original against an unknown opcode must differ. */
+/* arg: a paths_input. Random programs and FDE header bytes, each compared on the two
+ * paths (and, for twocie.o, its LSDA fields); or the control: the original against an
+ * unknown opcode must differ. */
 static int run_paths(void *arg, char *why, size_t whylen)
 {
+    const paths_input *in = arg;
     size_t prog, len;
-    unsigned char *img = copy_with_long_program(&prog, &len, why, whylen);
+    unsigned char *img = copy_with_long_program(in, &prog, &len, why, whylen);
     if (!img)
         return 0;
     int eh = t_find_section(img, ".eh_frame");
@@ -558,11 +589,11 @@ static int run_paths(void *arg, char *why, size_t whylen)
     size_t size = t_shdr(img, (unsigned)eh)->sh_size;
     int ok = 1, loaded = 0, n = 0;
     char what[160];
-    if (arg) {
-        unsigned char *bad = t_copy(two, two_size);
+    if (in->control) {
+        unsigned char *bad = t_copy(in->bytes, in->size);
         bad[t_shdr(img, (unsigned)eh)->sh_offset + prog] = 0x3f;   /* an unknown opcode */
-        ok = !same_outcome(img, bad, "control", &loaded, why, whylen);
-        if (ok) snprintf(why, whylen, "the comparison did not see an unknown opcode");
+        ok = !same_outcome(in, img, bad, "control", &loaded, why, whylen);
+        if (!ok) snprintf(why, whylen, "the comparison did not see an unknown opcode");
         free(bad);
         free(img);
         return ok;
@@ -580,9 +611,9 @@ static int run_paths(void *arg, char *why, size_t whylen)
         }
         memcpy(p, buf, len);
         snprintf(what, sizeof what, "program %d", k);
-        ok = same_outcome(img, img, what, &loaded, why, whylen);
+        ok = same_outcome(in, img, img, what, &loaded, why, whylen);
     }
-    memcpy(img, two, two_size);
+    memcpy(img, in->bytes, in->size);
     for (int k = 0; k < 600 && ok; k++, n++) {          /* one byte of an FDE's header */
         size_t fdes[64], nf = 0;
         for (size_t at = 0; at + 8 <= size && nf < 64;) {
@@ -593,12 +624,12 @@ static int run_paths(void *arg, char *why, size_t whylen)
             if (id != 0) fdes[nf++] = at;
             at += 4 + (size_t)l;
         }
-        if (!nf) { snprintf(why, whylen, "twocie.o has no FDE"); ok = 0; break; }
-        size_t f = fdes[rnd((unsigned)nf)], off = 4 + rnd(13);       /* id .. aug length */
+        if (!nf) { snprintf(why, whylen, "%s has no FDE", in->name); ok = 0; break; }
+        size_t f = fdes[rnd((unsigned)nf)], off = 4 + rnd(5 + 2 * in->ptr); /* id .. aug length */
         unsigned char was = s[f + off], v = (unsigned char)(rnd(4) ? rnd(256) : rnd(3));
         s[f + off] = v;
         snprintf(what, sizeof what, "FDE at 0x%zx byte %zu := 0x%02x", f, off, v);
-        ok = same_outcome(img, img, what, &loaded, why, whylen);
+        ok = same_outcome(in, img, img, what, &loaded, why, whylen);
         s[f + off] = was;
     }
     for (size_t at = 0; ok && at + 8 <= size;) {        /* every FDE's CIE pointer, +-8 */
@@ -610,18 +641,19 @@ static int run_paths(void *arg, char *why, size_t whylen)
             uint32_t v = id + (uint32_t)d;
             memcpy(s + at + 4, &v, 4);
             snprintf(what, sizeof what, "FDE at 0x%zx CIE pointer %+d", at, d);
-            ok = same_outcome(img, img, what, &loaded, why, whylen);
+            ok = same_outcome(in, img, img, what, &loaded, why, whylen);
         }
         memcpy(s + at + 4, &id, 4);
         at += 4 + (size_t)l;
     }
-    if (ok)
+    if (ok && in->ptr == 4)
         ok = lsda_paths(img, &n, &loaded, why, whylen);
     if (ok && (loaded < 60 || n - loaded < 60)) {
         snprintf(why, whylen, "unbalanced: %d of %d loaded", loaded, n);
         ok = 0;
     }
-    if (ok) printf("# common and general paths: %d inputs, %d loaded, the same answers\n", n, loaded);
+    if (ok) printf("# common and general paths, %s: %d inputs, %d loaded, the same answers\n",
+                   in->name, n, loaded);
     fflush(stdout);
     free(img);
     return ok;
@@ -707,7 +739,7 @@ static unsigned char *read_optional(const char *path, size_t *size)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o [lsda.o]\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o [lsda.o [twocie8.o]]\n"); return 2; }
     orig = t_read_file(argv[1], &orig_size);
     two = t_read_file(argv[2], &two_size);
     cxx = read_optional(argc > 3 ? argv[3] : NULL, &cxx_size);
@@ -746,8 +778,17 @@ int main(int argc, char **argv)
     t_case("eh-frame-two-cies-control", run_two, NULL);
     t_case("eh-frame-two-cies-pointer-past-cached-cie", run_two, (void *)1);
     t_case("eh-frame-cfa-random-programs-match-reference", run_random_programs, NULL);
-    t_case("eh-frame-common-and-general-paths-agree", run_paths, NULL);
-    t_case("eh-frame-common-and-general-paths-control", run_paths, (void *)1);
+    two4.bytes = two;
+    two4.size = two_size;
+    paths_input two4_control = two4, two8 = { "twocie8.o", NULL, 0, 8, 12, 0 }, two8_control;
+    two4_control.control = 1;
+    two8.bytes = read_optional(argc > 4 ? argv[4] : NULL, &two8.size);
+    two8_control = two8;
+    two8_control.control = 1;
+    t_case("eh-frame-common-and-general-paths-agree", run_paths, &two4);
+    t_case("eh-frame-common-and-general-paths-control", run_paths, &two4_control);
+    t_case("eh-frame-common-and-general-paths-agree-large", run_paths, &two8);
+    t_case("eh-frame-common-and-general-paths-control-large", run_paths, &two8_control);
     static lsda_edit lsda_cases[] = {
         { "lsda-cxx-control", LSDA_NONE, 0, NULL },
         { "lsda-pointer-outside-unit", LSDA_ADDEND, 0x40000000,
@@ -763,6 +804,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "eh-frame-%s", lsda_cases[i].name);
         t_case(name, run_lsda, &lsda_cases[i]);
     }
+    free(two8.bytes);
     free(cxx);
     free(orig);
     free(two);
