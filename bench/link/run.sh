@@ -25,6 +25,10 @@
 #   floor        in SAMPLES new processes (bench/link/floor.c): as many fresh pages as the
 #                first link faulted in (objrt_link -r 1 counts them), made present and
 #                written: what this machine charges for them whatever the loader does
+#   ablated      objrt_link against a build with -DOBJRT_BENCH_ABLATE: no debugger images,
+#                no .eh_frame check, an unkeyed name hash (never a shipped configuration),
+#                in the same rounds: what those three cost, and what ratio objrt would reach
+#                without them (BENCH_ABLATE=0 skips it)
 #   objrt cycle  mean time of one load+unload over up to CYCLES (default 1000) back-to-back
 #                cycles in one process (objrt_link -y), in blocks of ten, each followed by as
 #                many links timed alone: the cycle against those links' median, interleaved
@@ -93,6 +97,18 @@ else
     status=1
 fi
 
+have_abl=0
+if [ "$have_objrt" = 1 ] && [ "${BENCH_ABLATE:-1}" = 1 ]; then
+    if make -s -C "$ROOT" BUILD="$W/ablated" CC="$CC -DOBJRT_BENCH_ABLATE" "$W/ablated/libobjrt.a" \
+            >"$W/ablated-build.log" 2>&1 &&
+       $CC $CFLAGS_B -I"$ROOT/include" "$ROOT/bench/link/objrt_link.c" "$W/check.o" \
+            "$W/ablated/libobjrt.a" -ldl -lpthread -lm -o "$W/objrt_link_ablated" 2>>"$W/ablated-build.log"; then
+        have_abl=1
+    else
+        note "bench/link: the ablated build failed: $(tail -n 3 "$W/ablated-build.log")"; status=1
+    fi
+fi
+
 # ---- helpers ---------------------------------------------------------------------------
 # field KEY LINE-PREFIX FILE: value of KEY= on the first line of FILE starting with PREFIX.
 field() { grep -m 1 "^$2" "$3" 2>/dev/null | grep -Eo "(^| )$1=[^ ]+" | head -n 1 | sed 's/.*=//'; }
@@ -146,6 +162,7 @@ targets=()
 perrel_warm=()
 perrel_ins=()      # instructions per relocation: the same spread without the memory system
 splits=()
+ablation=()
 # bench_set NAME ARCHIVE|DIR SONAME|- CHECK [optional]: ARCHIVE is extracted; a DIR's *.o
 # are used. A missing optional input is skipped with a note instead of failing the run.
 bench_set() {
@@ -173,7 +190,7 @@ bench_set() {
     local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a r_cpu=n/a o_cpu=n/a round
     local budget
     budget=$(awk -v s="$SECONDS_PER" -v r="$ROUNDS" 'BEGIN { printf "%.2f", s / r }')
-    : >"$d/rtdyld.txt"; : >"$d/objrt.txt"
+    : >"$d/rtdyld.txt"; : >"$d/objrt.txt"; : >"$d/ablated.txt"
     for round in $(seq "$ROUNDS"); do
         if [ "$have_rtdyld" = 1 ]; then
             "$W/rtdyld_link" -r 1000 -t "$budget" -c "$check" -s "$d/rtdyld.samples" "${objs[@]}" \
@@ -183,7 +200,17 @@ bench_set() {
             "$W/objrt_link" -r 5000 -t "$budget" -c "$check" -s "$d/objrt.samples" "${objs[@]}" \
                 >>"$d/objrt.txt" 2>&1 || status=1
         fi
+        if [ "$have_abl" = 1 ]; then
+            "$W/objrt_link_ablated" -r 5000 -t "$budget" -c "$check" -s "$d/ablated.samples" "${objs[@]}" \
+                >>"$d/ablated.txt" 2>&1 || status=1
+        fi
     done
+    local a_min=n/a a_med=n/a a_ins=n/a
+    if [ "$have_abl" = 1 ]; then
+        read -r a_min a_med <<<"$(cut -d' ' -f1 "$d/ablated.samples" 2>/dev/null | minmed)"
+        [ "$(grep -c '^check=ok' "$d/ablated.txt")" = "$ROUNDS" ] ||
+            { note "bench/link: the ablated build's result for $set failed its check"; status=1; }
+    fi
     if [ "$have_rtdyld" = 1 ]; then
         cat "$d/rtdyld.txt" >&2
         read -r r_min r_med <<<"$(cut -d' ' -f1 "$d/rtdyld.samples" 2>/dev/null | minmed)"
@@ -223,8 +250,15 @@ bench_set() {
     if [ "${BENCH_ICOUNT:-1}" = 1 ]; then
         [ "$have_objrt" = 1 ] && o_ins=$(icount objrt objrt_load_memory "$W/objrt_link" -r 2 -c none "${objs[@]}")
         [ "$have_rtdyld" = 1 ] && r_ins=$(icount rtdyld '*link_all*' "$W/rtdyld_link" -r 2 -c none "${objs[@]}")
-        note "instructions per link: objrt=$o_ins rtdyld=$r_ins"
+        [ "$have_abl" = 1 ] && a_ins=$(icount ablated objrt_load_memory "$W/objrt_link_ablated" -r 2 -c none "${objs[@]}")
+        note "instructions per link: objrt=$o_ins rtdyld=$r_ins ablated=$a_ins"
     fi
+    [ "$have_abl" = 1 ] && ablation+=("$(awk -v s="$set" -v oi="$o_ins" -v ai="$a_ins" -v om="$o_min" -v am="$a_min" -v r="$r_min" 'BEGIN {
+        printf "%-7s instructions %s -> %s M (%s); best warm %s -> %s ms; RTD/warm best %s -> %s (target >= 20x)", s,
+            (oi + 0 > 0 ? sprintf("%.2f", oi / 1e6) : "n/a"), (ai + 0 > 0 ? sprintf("%.2f", ai / 1e6) : "n/a"),
+            (oi + 0 > 0 && ai + 0 > 0 ? sprintf("%+.1f%%", 100 * (ai - oi) / oi) : "n/a"),
+            (om + 0 > 0 ? sprintf("%.3f", om / 1000) : "n/a"), (am + 0 > 0 ? sprintf("%.3f", am / 1000) : "n/a"),
+            (om + 0 > 0 && r + 0 > 0 ? sprintf("%.1fx", r / om) : "n/a"), (am + 0 > 0 && r + 0 > 0 ? sprintf("%.1fx", r / am) : "n/a") }')")
 
     # dlopen: in-process loop (verified unloads) and first dlopen in fresh processes.
     local dl_loop_med=n/a dl_fresh dl_fresh_min=n/a dl_fresh_med=n/a k
@@ -374,6 +408,12 @@ printf '%s\n' "${perrel_warm[@]}" |
 printf '%s\n' "${perrel_ins[@]}" |
     spread "instructions per relocation, warm: %s (%s) to %s (%s): %.2fx spread (callgrind; no cache or memory effects)"
 for t in "${targets[@]}"; do printf '%s\n' "$t"; done
+if [ "${#ablation[@]}" -gt 0 ]; then
+    echo "What three of objrt's guarantees cost the warm link (ablated = a bench-only build,"
+    echo "-DOBJRT_BENCH_ABLATE: no debugger images, no .eh_frame check, an unkeyed name hash; in the"
+    echo "same rounds as the rest):"
+    for t in "${ablation[@]}"; do printf '%s\n' "$t"; done
+fi
 echo "Where the first-load overhead goes (fresh = objrt run; cold = objrt_link -r 1 in a new process,"
 echo "the files read before its timer; medians of $SAMPLES processes each):"
 for t in "${splits[@]}"; do printf '%s\n' "$t"; done
