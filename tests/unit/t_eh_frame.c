@@ -379,8 +379,6 @@ static int run_random_programs(void *arg, char *why, size_t whylen)
 {
     (void)arg;
     size_t prog, len;
-    two4.bytes = two;
-    two4.size = two_size;
     unsigned char *img = copy_with_long_program(&two4, &prog, &len, why, whylen);
     if (!img)
         return 0;
@@ -742,6 +740,8 @@ int main(int argc, char **argv)
     if (argc < 3) { fprintf(stderr, "usage: t_eh_frame basic.o twocie.o [lsda.o [twocie8.o]]\n"); return 2; }
     orig = t_read_file(argv[1], &orig_size);
     two = t_read_file(argv[2], &two_size);
+    two4.bytes = two;
+    two4.size = two_size;
     cxx = read_optional(argc > 3 ? argv[3] : NULL, &cxx_size);
     static edit cases[] = {
         { "control", CIE, 8, 1, 1, NULL },                 /* rewrites the version as it is */
@@ -778,8 +778,6 @@ int main(int argc, char **argv)
     t_case("eh-frame-two-cies-control", run_two, NULL);
     t_case("eh-frame-two-cies-pointer-past-cached-cie", run_two, (void *)1);
     t_case("eh-frame-cfa-random-programs-match-reference", run_random_programs, NULL);
-    two4.bytes = two;
-    two4.size = two_size;
     paths_input two4_control = two4, two8 = { "twocie8.o", NULL, 0, 8, 12, 0 }, two8_control;
     two4_control.control = 1;
     two8.bytes = read_optional(argc > 4 ? argv[4] : NULL, &two8.size);
