@@ -21,8 +21,8 @@
  * Constants are DWARF 4 (sections 6.4.2, 7.7.2, 7.23) and the LSB's .eh_frame chapter.
  * Cost (issue 13): the call-frame instructions are most of it; the FDE almost every record
  * is takes a shorter path (fde_common; fde_common_lsda for a C++ function's FDE with an
- * LSDA; fde_common8 for the large code model's, which LLVM's JIT and clang -mcmodel=large
- * emit) that hands anything else, and any fault, to the general one, which
+ * LSDA; fde_common also takes the large code model's, which LLVM's JIT and clang
+ * -mcmodel=large emit) that hands anything else, and any fault, to the general one, which
  * OBJRT_FULL_WALK=1 makes every FDE take (t_eh_frame compares them).
  */
 #include <stdio.h>
@@ -446,49 +446,45 @@ static int check_fde(ehcheck *c, rd *r, uint32_t cie_delta)
     return 0;
 }
 
-/* The short paths' pc_begin (PC-relative sdata4 at f + 8) and range: 0 (a dropped
- * function's FDE) or inside the unit's code. */
+/* The short paths' pc_begin (PC-relative, `ptr` bytes at f + 8: sdata4 or sdata8) and
+ * range (the `ptr` bytes after it): 0 (a dropped function's FDE) or inside the unit's
+ * code. `ptr` is a constant at every call, so each path reads its own width directly. */
 static inline __attribute__((always_inline)) bool fde_range_in_code(const ehcheck *c,
-                                                                   const uint8_t *f)
+                                                                   const uint8_t *f,
+                                                                   unsigned ptr)
 {
-    int32_t b;
-    uint32_t n;
-    memcpy(&b, f + 8, 4);
-    memcpy(&n, f + 12, 4);
-    uint64_t begin = (uintptr_t)(f + 8) + (uint64_t)(int64_t)b;
+    uint64_t b, n;
+    if (ptr == 8) {
+        memcpy(&b, f + 8, 8);
+        memcpy(&n, f + 16, 8);
+    } else {
+        int32_t b4;
+        uint32_t n4;
+        memcpy(&b4, f + 8, 4);
+        memcpy(&n4, f + 12, 4);
+        b = (uint64_t)(int64_t)b4;
+        n = n4;
+    }
+    uint64_t begin = (uintptr_t)(f + 8) + b;
     return b == 0 || (begin >= c->code_lo && begin <= c->code_hi && n <= c->code_hi - begin);
 }
 
 /* The FDE almost every record is, checked without the general path's steps: its CIE the
- * one the previous FDE used (at `cie_off`), with 'z' and PC-relative sdata4 pointers, no
- * 'L'; augmentation data of length 0; a range inside the unit's code. false for any fault:
- * the general path then decides, and words the error. */
+ * one the previous FDE used (at `cie_off`, or `cie_off8` for the large code model's, which
+ * LLVM's JIT and clang -mcmodel=large emit), with 'z' and PC-relative pointers of `ptr`
+ * bytes (4: sdata4, 8: sdata8), no 'L'; augmentation data of length 0 (at f + 8 + 2 ptr);
+ * a range inside the unit's code. false for any fault: the general path then decides, and
+ * words the error. */
 static inline __attribute__((always_inline)) bool fde_common(const ehcheck *c,
                                                             const uint8_t *f,
-                                                            const uint8_t *end)
+                                                            const uint8_t *end,
+                                                            unsigned ptr)
 {
-    if (end - f < 17 || f[16] != 0 || !fde_range_in_code(c, f))
+    unsigned aug = 8 + 2 * ptr;
+    if (end - f < aug + 1 || f[aug] != 0 || !fde_range_in_code(c, f, ptr))
         return false;
-    rd r = { f + 17, end };
-    return check_insns(&r, PE_PCREL | PE_SDATA4);
-}
-
-/* The same for the large code model's FDE: pc_begin PC-relative sdata8 at f + 8, the
- * range 8 bytes at f + 16, augmentation data of length 0 at f + 24. */
-static inline __attribute__((always_inline)) bool fde_common8(const ehcheck *c,
-                                                             const uint8_t *f,
-                                                             const uint8_t *end)
-{
-    if (end - f < 25 || f[24] != 0)
-        return false;
-    uint64_t b, n;
-    memcpy(&b, f + 8, 8);
-    memcpy(&n, f + 16, 8);
-    uint64_t begin = (uintptr_t)(f + 8) + b;
-    if (b != 0 && (begin < c->code_lo || begin > c->code_hi || n > c->code_hi - begin))
-        return false;
-    rd r = { f + 25, end };
-    return check_insns(&r, PE_PCREL | PE_SDATA8);
+    rd r = { f + aug + 1, end };
+    return check_insns(&r, PE_PCREL | (ptr == 8 ? PE_SDATA8 : PE_SDATA4));
 }
 
 /* The same for the FDE of a C++ function with a landing pad: its CIE (at `cie_off_l`) has
@@ -504,7 +500,7 @@ static inline __attribute__((always_inline)) bool fde_common_lsda(const ehcheck 
     int32_t d;
     memcpy(&d, f + 17, 4);
     uint64_t lsda = (uintptr_t)(f + 17) + (uint64_t)(int64_t)d;
-    if ((d != 0 && (lsda < c->ro_lo || lsda >= c->ro_hi)) || !fde_range_in_code(c, f))
+    if ((d != 0 && (lsda < c->ro_lo || lsda >= c->ro_hi)) || !fde_range_in_code(c, f, 4))
         return false;
     rd r = { f + 21, end };
     return check_insns(&r, PE_PCREL | PE_SDATA4);
@@ -512,8 +508,8 @@ static inline __attribute__((always_inline)) bool fde_common_lsda(const ehcheck 
 
 /* One placed .eh_frame item (its bytes, then the 4-byte terminator the plan added). The
  * record's offset stays in a local (c->rec is written for the general path and errors).
- * fde_common's CIE is at cie_off, fde_common_lsda's at cie_off_l, fde_common8's at
- * cie_off8: at most one is set. */
+ * fde_common's CIE is at cie_off (sdata4) or cie_off8 (sdata8), fde_common_lsda's at
+ * cie_off_l: at most one is set. */
 static int check_section(ehcheck *c)
 {
     const uint8_t *sec = c->sec;
@@ -533,9 +529,9 @@ static int check_section(ehcheck *c)
         /* id 0: a CIE; above rec + 4: a pointer out of the section, which wraps */
         uint64_t at = rec + 4 - id;
         if (id == 0 || id > rec + 4 ||
-            (at == cie_off ? !fde_common(c, sec + rec, end)
+            (at == cie_off ? !fde_common(c, sec + rec, end, 4)
              : at == cie_off_l ? !fde_common_lsda(c, sec + rec, end)
-             : at != cie_off8 || !fde_common8(c, sec + rec, end))) {
+             : at != cie_off8 || !fde_common(c, sec + rec, end, 8))) {
             rd r = { sec + rec + 8, end };
             c->rec = rec;
             if (id == 0 ? check_cie(c, &r) : check_fde(c, &r, id))
