@@ -9,16 +9,13 @@
  * (usage, load or link error, with a message on stderr); 127 when the entry symbol is
  * missing.
  */
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "objrt.h"
 #include "objrt/tvm_backend.h"
-
-#define EXIT_OBJRT 125
-#define EXIT_NOENTRY 127
 
 static const char usage[] =
     "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] [--export-dynamic]\n"
@@ -51,6 +48,7 @@ static const char usage[] =
     "loaded code from gdb; see objrt(1) for the kernel runtime's variables.\n";
 
 typedef struct args {
+    const char *cmd;
     const char *entry;
     const char **libs, **files;
     int nlibs, nfiles;
@@ -61,50 +59,62 @@ typedef struct args {
     size_t page_size;
 } args;
 
+enum { OPT_STATS = 0x200, OPT_PAGE_SIZE, OPT_EXPORT_DYNAMIC };
+
+static const struct option run_longopts[] = {
+    { "stats", no_argument, NULL, OPT_STATS },
+    { "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+    { "export-dynamic", no_argument, NULL, OPT_EXPORT_DYNAMIC },
+    { "entry", required_argument, NULL, 'e' },
+    { "library", required_argument, NULL, 'l' },
+    { 0 }
+};
+/* layout takes run's -l and --page-size, and nothing that only running means */
+static const struct option layout_longopts[] = {
+    { "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+    { "library", required_argument, NULL, 'l' },
+    { 0 }
+};
+
+static int on_option(void *state, int opt, char *arg)
+{
+    args *a = state;
+    char *end;
+    switch (opt) {
+    case 1: a->files[a->nfiles++] = arg; return 0;
+    case 'e': a->entry = arg; return 0;
+    case 'l': a->libs[a->nlibs++] = arg; return 0;
+    case OPT_STATS: a->stats = 1; return 0;
+    case OPT_EXPORT_DYNAMIC: a->export_dynamic = 1; return 0;
+    case OPT_PAGE_SIZE:
+        a->page_size = strtoul(arg, &end, 0);
+        if (*end || end == arg || a->page_size == 0)
+            return cli_bad_arg(a->cmd, "--page-size", arg, "expected a page size in bytes");
+        return 0;
+    }
+    return -1;
+}
+
+/* 0 to go on, 1 when --help/--version was answered, -1 on a usage error. */
 static int parse_args(int argc, char **argv, args *a)
 {
+    int layout = strcmp(argv[0], "layout") == 0, rest = argc, rc;
+    a->cmd = argv[0];
     a->libs = calloc((size_t)argc, sizeof *a->libs);
     a->files = calloc((size_t)argc, sizeof *a->files);
     if (!a->libs || !a->files)
         return -1;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        bool needs_value = strcmp(s, "-e") == 0 || strcmp(s, "-l") == 0 ||
-                           strcmp(s, "--page-size") == 0;
-        if (needs_value && i + 1 == argc) {
-            if (s[1] == '-')
-                fprintf(stderr, "objrt: option '%s' requires an argument\n", s);
-            else
-                fprintf(stderr, "objrt: option requires an argument -- '%c'\n", s[1]);
-            fprintf(stderr, "Try 'objrt --help' for more information.\n");
-            return -1;
-        }
-        if (strcmp(s, "--") == 0) {
-            a->prog_args = argv + i + 1;
-            a->nprog = argc - i - 1;
-            break;
-        } else if (strcmp(s, "-e") == 0 && i + 1 < argc) {
-            a->entry = argv[++i];
-        } else if (strcmp(s, "-l") == 0 && i + 1 < argc) {
-            a->libs[a->nlibs++] = argv[++i];
-        } else if (strncmp(s, "-l", 2) == 0 && s[2]) {
-            a->libs[a->nlibs++] = s + 2;
-        } else if (strcmp(s, "--stats") == 0) {
-            a->stats = 1;
-        } else if (strcmp(s, "--export-dynamic") == 0) {
-            a->export_dynamic = 1;
-        } else if (strcmp(s, "--page-size") == 0 && i + 1 < argc) {
-            a->page_size = strtoul(argv[++i], NULL, 0);
-        } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "objrt: unrecognized option '%s'\n"
-                    "Try 'objrt --help' for more information.\n", s);
-            return -1;
-        } else {
-            a->files[a->nfiles++] = s;
-        }
-    }
+    rc = cli_parse(a->cmd, usage, argc, argv, layout ? "l:" : "e:l:",
+                   layout ? layout_longopts : run_longopts, on_option, a, &rest);
+    if (rc != 0)
+        return rc;
+    if (layout && rest < argc)
+        return cli_bad_arg(a->cmd, "--", argv[rest], "layout runs nothing, so it takes no ARGs");
+    a->prog_args = argv + rest;
+    a->nprog = argc - rest;
     if (a->nfiles == 0) {
-        fprintf(stderr, "objrt: no input files\n%s", usage);
+        fprintf(stderr, "objrt: no input files\nTry 'objrt %s --help' for more information.\n",
+                a->cmd);
         return -1;
     }
     return 0;
@@ -169,9 +179,10 @@ static int call_tvm_main(TVMFunctionHandle h)
 static int cmd_run(int argc, char **argv)
 {
     args a = { 0 };
-    if (parse_args(argc, argv, &a)) {
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
         free_args(&a);
-        return EXIT_OBJRT;
+        return rc > 0 ? 0 : EXIT_OBJRT;
     }
     run_args = a;
     objrt_crash_handler_install();      /* constructors run inside objrt_load */
@@ -228,7 +239,12 @@ static int cmd_run(int argc, char **argv)
 static int cmd_layout(int argc, char **argv)
 {
     args a = { 0 };
-    objrt_ctx *ctx = parse_args(argc, argv, &a) ? NULL : make_ctx(&a);
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed) {
+        free_args(&a);
+        return parsed > 0 ? 0 : EXIT_OBJRT;
+    }
+    objrt_ctx *ctx = make_ctx(&a);
     int rc = ctx ? objrt_layout_report(ctx, a.files, (size_t)a.nfiles, stdout) : -1;
     if (rc && ctx)
         fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
@@ -236,8 +252,6 @@ static int cmd_layout(int argc, char **argv)
     free_args(&a);
     return rc ? EXIT_OBJRT : 0;
 }
-
-int cmd_call(int argc, char **argv);   /* call.c */
 
 int main(int argc, char **argv)
 {
@@ -249,12 +263,13 @@ int main(int argc, char **argv)
         printf("objrt %s\n", objrt_version());
         return 0;
     }
+    /* each subcommand parses argv[1..] with argv[1] (its name) as its argv[0] */
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
-        return cmd_run(argc - 2, argv + 2);
+        return cmd_run(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "call") == 0)
-        return cmd_call(argc - 2, argv + 2);
+        return cmd_call(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "layout") == 0)
-        return cmd_layout(argc - 2, argv + 2);
+        return cmd_layout(argc - 1, argv + 1);
     if (argc >= 2)
         fprintf(stderr, "objrt: unknown command '%s'\nTry 'objrt --help' for more information.\n",
                 argv[1]);

@@ -1,38 +1,38 @@
-/* npy.h - NumPy .npy files <-> CPU DLTensors (npy.c), for `objrt call`.
+/* npy.h - NumPy .npy files <-> CPU DLTensors (npy.c), for `objrt call` (CLI only: not in libobjrt).
  *
  * Formats 1.0 and 2.0; C order only; dtypes bool ("|b1", stored as TVM's bool, uint1 in one
  * byte), int8-64, uint8-64, float16/32/64, little-endian. Everything else is refused with a
  * message saying what was found. Every header field is validated: the header is parsed as
  * the dict literal numpy writes (exactly the keys descr, fortran_order, shape), the shape
  * product is overflow-checked, and the file must hold exactly the data the header promises. */
-#ifndef OBJRT_NPY_H
-#define OBJRT_NPY_H
+#ifndef OBJNPY_H
+#define OBJNPY_H
 
 #include <stddef.h>
 #include "objrt/tvm_backend.h"
 
 #pragma GCC visibility push(hidden)
 
-#define RT_NPY_MAX_NDIM 64
-#define RT_NPY_MAX_HEADER (1u << 20)
+#define NPY_MAX_NDIM 64
+#define NPY_MAX_HEADER (1u << 20)
 
-typedef struct rt_npy_header {
+typedef struct npy_header {
     DLDataType dtype;
     int ndim;
-    int64_t shape[RT_NPY_MAX_NDIM];
-} rt_npy_header;
+    int64_t shape[NPY_MAX_NDIM];
+} npy_header;
 
 /* Parse the header text (the dict literal, len bytes). 0, or -1 with a message in err. */
-int rt_npy_parse_header(const char *text, size_t len, rt_npy_header *out, char *err, size_t errlen);
+int npy_parse_header(const char *text, size_t len, npy_header *out, char *err, size_t errlen);
 /* Read path into a new tensor from TVMArrayAlloc (free it with TVMArrayFree). */
-int rt_npy_load(const char *path, DLTensor **out, char *err, size_t errlen);
+int npy_load(const char *path, DLTensor **out, char *err, size_t errlen);
 /* Write t (compact, CPU) to path in format 1.0. */
-int rt_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
+int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
 
 /* dtype by numpy name ("float32", "int8", "bool", ...): 0, or -1 when unknown. */
-int rt_npy_dtype_by_name(const char *name, DLDataType *out);
+int npy_dtype_by_name(const char *name, DLDataType *out);
 /* numpy name of a dtype, or NULL when .npy cannot hold it. */
-const char *rt_npy_dtype_name(DLDataType dt);
+const char *npy_dtype_name(DLDataType dt);
 
 #pragma GCC visibility pop
 #endif

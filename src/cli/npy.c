@@ -41,7 +41,7 @@ static int same_dtype(DLDataType a, DLDataType b)
     return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
-int rt_npy_dtype_by_name(const char *name, DLDataType *out)
+int npy_dtype_by_name(const char *name, DLDataType *out)
 {
     for (size_t i = 0; i < NDTYPES; i++)
         if (strcmp(name, dtypes[i].name) == 0) {
@@ -51,7 +51,7 @@ int rt_npy_dtype_by_name(const char *name, DLDataType *out)
     return -1;
 }
 
-const char *rt_npy_dtype_name(DLDataType dt)
+const char *npy_dtype_name(DLDataType dt)
 {
     for (size_t i = 0; i < NDTYPES; i++)
         if (same_dtype(dt, dtypes[i].dt))
@@ -148,7 +148,7 @@ static int parse_bool(cursor *c, int *out)
     return 0;
 }
 
-static int parse_shape(cursor *c, rt_npy_header *h)
+static int parse_shape(cursor *c, npy_header *h)
 {
     if (expect(c, '(', "to open shape") != 0)
         return -1;
@@ -157,8 +157,8 @@ static int parse_shape(cursor *c, rt_npy_header *h)
         skip_space(c);
         if (c->p < c->end && *c->p == ')')
             break;
-        if (h->ndim == RT_NPY_MAX_NDIM)
-            return fail(c->err, c->errlen, "shape: more than %d dimensions", RT_NPY_MAX_NDIM);
+        if (h->ndim == NPY_MAX_NDIM)
+            return fail(c->err, c->errlen, "shape: more than %d dimensions", NPY_MAX_NDIM);
         if (c->p >= c->end || *c->p < '0' || *c->p > '9')
             return fail(c->err, c->errlen, "shape: dimension %d is not a non-negative integer",
                         h->ndim);
@@ -184,7 +184,7 @@ static int parse_shape(cursor *c, rt_npy_header *h)
     return 0;
 }
 
-int rt_npy_parse_header(const char *text, size_t len, rt_npy_header *out, char *err, size_t errlen)
+int npy_parse_header(const char *text, size_t len, npy_header *out, char *err, size_t errlen)
 {
     cursor c = { text, text, text + len, err, errlen };
     int seen_descr = 0, seen_fortran = 0, seen_shape = 0, fortran = 0;
@@ -258,8 +258,8 @@ static int read_prefix(FILE *f, uint32_t *hlen, size_t *data_off, char *err, siz
         return fail(err, errlen, "truncated in the header length");
     *hlen = lenbytes == 2 ? le16(b + 8) : le32(b + 8);
     *data_off = 8 + lenbytes + *hlen;
-    if (*hlen == 0 || *hlen > RT_NPY_MAX_HEADER)
-        return fail(err, errlen, "header length %u is outside 1..%u", *hlen, RT_NPY_MAX_HEADER);
+    if (*hlen == 0 || *hlen > NPY_MAX_HEADER)
+        return fail(err, errlen, "header length %u is outside 1..%u", *hlen, NPY_MAX_HEADER);
     return 0;
 }
 
@@ -268,7 +268,7 @@ static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
     struct stat st;
     uint32_t hlen = 0;
     size_t data_off = 0;
-    rt_npy_header h;
+    npy_header h;
     char *text;
     int rc;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
@@ -281,7 +281,7 @@ static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
     if (!(text = malloc(hlen)))
         return fail(err, errlen, "out of memory for the header");
     rc = read_exact(f, text, hlen) != 0 ? fail(err, errlen, "cannot read the header")
-                                        : rt_npy_parse_header(text, hlen, &h, err, errlen);
+                                        : npy_parse_header(text, hlen, &h, err, errlen);
     free(text);
     if (rc != 0)
         return -1;
@@ -293,7 +293,7 @@ static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
     if ((uint64_t)st.st_size - data_off != (uint64_t)nbytes)
         return fail(err, errlen, "data is %llu bytes, dtype %s and the shape need %llu",
                     (unsigned long long)((uint64_t)st.st_size - data_off),
-                    rt_npy_dtype_name(h.dtype), (unsigned long long)nbytes);
+                    npy_dtype_name(h.dtype), (unsigned long long)nbytes);
     if (TVMArrayAlloc(h.shape, h.ndim, h.dtype.code, h.dtype.bits, h.dtype.lanes, kDLCPU, 0,
                       out) != 0)
         return fail(err, errlen, "%s", TVMGetLastError());
@@ -306,7 +306,7 @@ static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
     return 0;
 }
 
-int rt_npy_load(const char *path, DLTensor **out, char *err, size_t errlen)
+int npy_load(const char *path, DLTensor **out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     int rc;
@@ -336,9 +336,9 @@ static int format_header(const DLTensor *t, const char *descr, char *buf, size_t
     return (int)(total - 10);
 }
 
-int rt_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
+int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
 {
-    const char *name = rt_npy_dtype_name(t->dtype);
+    const char *name = npy_dtype_name(t->dtype);
     char descr[8], text[2048];
     unsigned char prefix[10];
     int64_t nbytes = objrt_tensor_nbytes(t);

@@ -1,0 +1,167 @@
+/* call_opts.c - `objrt call`'s command line: options, --out specs, their checks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+#include "cli.h"
+
+const char call_usage[] =
+    "usage: objrt call [-l LIB]... FILE... [-f FUNC] [--in FILE.npy]...\n"
+    "                  [--out NAME=DTYPE[SHAPE]]... [-o DIR] [--repeat N] [--aot | --packed]\n"
+    "\n"
+    "Link FILE... as one unit, call FUNC once with the --in tensors then the --out tensors\n"
+    "(in command-line order), and write each output to DIR/NAME.npy (DIR defaults to .).\n"
+    "  -f FUNC        a system-lib registration or a function of the unit (TVM packed\n"
+    "                 signature); without -f, the function the unit's __tvm_main__ names\n"
+    "  --in FILE.npy  an input tensor: .npy format 1.0/2.0, C order, little-endian bool,\n"
+    "                 int8-64, uint8-64, float16/32/64; data 64-byte aligned\n"
+    "  --out NAME=DTYPE[SHAPE]   an output tensor, zero-filled: e.g. y=float32[4,8], s=int64[]\n"
+    "  --repeat N     call N times and print the median time per call\n"
+    "  --aot          FUNC is an AOT entry, int32_t FUNC(struct inputs *, struct outputs *),\n"
+    "                 each struct one data pointer per tensor (TVM's C interface); the\n"
+    "                 default for names tvmgen_<name>_run. Raw pointers carry no shape:\n"
+    "                 the tensors must have the sizes the model was compiled for.\n"
+    "  --packed       FUNC is a packed function even if named tvmgen_<name>_run\n"
+    "  -l LIB         make a shared library's symbols available\n"
+    "\n"
+    "       objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE]\n"
+    "                  [--in NAME=FILE.npy]... [-o DIR] [--repeat N]\n"
+    "Run TVM's graph executor: GRAPH.json as relay.build writes it, FILE... holding its\n"
+    "fused functions, parameters from a runtime.save_param_dict blob, inputs by name;\n"
+    "output i is written to DIR/output_i.npy.\n"
+    "exit status: 0; 1 if the kernel fails; 125 if objrt fails; 127 if FUNC is missing.\n";
+
+static int bad_arg(const char *opt, const char *val, const char *why)
+{
+    return cli_bad_arg("call", opt, val, why);
+}
+
+/* NAME=DTYPE[D0,D1,...]: NAME becomes a file name, so no path separators or dot files. */
+static int parse_out(const char *s, out_spec *o)
+{
+    const char *eq = strchr(s, '='), *br = eq ? strchr(eq, '[') : NULL, *p;
+    char dtype[32];
+    o->spec = s;
+    if (!eq || eq == s || (size_t)(eq - s) >= sizeof o->name)
+        return bad_arg("--out", s, "expected NAME=DTYPE[SHAPE], NAME 1-127 characters");
+    memcpy(o->name, s, (size_t)(eq - s));
+    o->name[eq - s] = '\0';
+    if (o->name[0] == '.' || strspn(o->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789_.-") != strlen(o->name))
+        return bad_arg("--out", s, "NAME may use letters, digits, '_', '-', '.' (not first)");
+    if (!br || (size_t)(br - eq - 1) >= sizeof dtype || s[strlen(s) - 1] != ']')
+        return bad_arg("--out", s, "expected NAME=DTYPE[SHAPE], e.g. y=float32[4,8]");
+    memcpy(dtype, eq + 1, (size_t)(br - eq - 1));
+    dtype[br - eq - 1] = '\0';
+    if (npy_dtype_by_name(dtype, &o->dtype) != 0)
+        return bad_arg("--out", s, "unknown DTYPE (bool, int8-64, uint8-64, float16/32/64)");
+    o->ndim = 0;
+    for (p = br + 1; *p != ']';) {
+        int64_t v = 0;
+        if (o->ndim == NPY_MAX_NDIM || *p < '0' || *p > '9')
+            return bad_arg("--out", s, "SHAPE is up to 64 non-negative integers, comma-separated");
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (v > (INT64_MAX - (*p - '0')) / 10)
+                return bad_arg("--out", s, "a dimension overflows int64");
+            v = v * 10 + (*p - '0');
+        }
+        o->shape[o->ndim++] = v;
+        if (*p == ',' && p[1] != ']')
+            p++;
+        else if (*p != ']')
+            return bad_arg("--out", s, "SHAPE is up to 64 non-negative integers, comma-separated");
+    }
+    if (p[1] != '\0')
+        return bad_arg("--out", s, "text after ']'");
+    return 0;
+}
+
+enum { OPT_IN = 0x200, OPT_OUT, OPT_REPEAT, OPT_AOT, OPT_PACKED, OPT_GRAPH, OPT_PARAMS };
+
+static const struct option call_longopts[] = {
+    { "in", required_argument, NULL, OPT_IN },
+    { "out", required_argument, NULL, OPT_OUT },
+    { "repeat", required_argument, NULL, OPT_REPEAT },
+    { "aot", no_argument, NULL, OPT_AOT },
+    { "packed", no_argument, NULL, OPT_PACKED },
+    { "graph", required_argument, NULL, OPT_GRAPH },
+    { "params", required_argument, NULL, OPT_PARAMS },
+    { "function", required_argument, NULL, 'f' },
+    { "output-dir", required_argument, NULL, 'o' },
+    { "library", required_argument, NULL, 'l' },
+    { 0 }
+};
+
+static int on_option(void *state, int opt, char *arg)
+{
+    call_args *a = state;
+    char *end;
+    switch (opt) {
+    case 1: a->files[a->nfiles++] = arg; return 0;
+    case 'f': a->func = arg; return 0;
+    case 'o': a->outdir = arg; return 0;
+    case 'l': a->libs[a->nlibs++] = arg; return 0;
+    case OPT_IN: a->ins[a->nins++] = arg; return 0;
+    case OPT_OUT: return parse_out(arg, &a->outs[a->nouts++]);
+    case OPT_GRAPH: a->graph = arg; return 0;
+    case OPT_PARAMS: a->params = arg; return 0;
+    case OPT_AOT: a->aot = 1; return 0;
+    case OPT_PACKED: a->aot = 0; return 0;
+    case OPT_REPEAT:
+        a->repeat = strtol(arg, &end, 10);
+        if (*end || end == arg || a->repeat < 1 || a->repeat > 1000000000L)
+            return bad_arg("--repeat", arg, "expected a count from 1 to 1000000000");
+        return 0;
+    }
+    return -1;
+}
+
+/* Options that contradict each other, found before anything is loaded. */
+static int check_combination(const call_args *a)
+{
+    if (a->nfiles == 0) {
+        fprintf(stderr, "objrt: no input files\n"
+                "Try 'objrt call --help' for more information.\n");
+        return -1;
+    }
+    if (a->graph && (a->func || a->nouts || a->aot != -1)) {
+        fprintf(stderr, "objrt: --graph takes no -f, --out, --aot or --packed (outputs are "
+                "output_I.npy)\n");
+        return -1;
+    }
+    if (!a->graph && a->params) {
+        fprintf(stderr, "objrt: --params needs --graph\n");
+        return -1;
+    }
+    return 0;
+}
+
+int parse_call_args(int argc, char **argv, call_args *a)
+{
+    int rest = argc, rc;
+    a->libs = calloc((size_t)argc + 1, sizeof *a->libs);
+    a->files = calloc((size_t)argc + 1, sizeof *a->files);
+    a->ins = calloc((size_t)argc + 1, sizeof *a->ins);
+    a->outs = calloc((size_t)argc + 1, sizeof *a->outs);
+    a->outdir = ".";
+    a->aot = -1;
+    if (!a->libs || !a->files || !a->ins || !a->outs) {
+        fprintf(stderr, "objrt: out of memory\n");
+        return -1;
+    }
+    rc = cli_parse("call", call_usage, argc, argv, "f:o:l:", call_longopts, on_option, a, &rest);
+    if (rc != 0)
+        return rc;
+    if (rest < argc)
+        return bad_arg("--", argv[rest], "objrt call takes no ARGs after '--'");
+    return check_combination(a);
+}
+
+void free_call_args(call_args *a)
+{
+    free(a->libs);
+    free(a->files);
+    free(a->ins);
+    free(a->outs);
+}

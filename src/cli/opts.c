@@ -1,0 +1,86 @@
+/* opts.c - the option parser every subcommand uses (getopt_long), and its messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "objrt.h"
+
+#define OPT_HELP 0x100
+#define OPT_VERSION 0x101
+#define MAX_LONGOPTS 64
+
+/* The caller's long options plus --help and --version. */
+static int add_common(const struct option *in, struct option *out)
+{
+    int n = 0;
+    for (; in && in[n].name; n++) {
+        if (n == MAX_LONGOPTS - 3)
+            return -1;
+        out[n] = in[n];
+    }
+    out[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+    out[n++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+    out[n] = (struct option){ 0 };
+    return 0;
+}
+
+/* getopt_long's own messages would name argv[0] ("call: ..."); ours use its wording,
+ * name objrt, and say which subcommand's --help to read. */
+static int usage_error(const char *cmd, char **argv, int c)
+{
+    const char *arg = argv[optind - 1];
+    int is_long = strncmp(arg, "--", 2) == 0;
+    if (c == ':' && is_long)
+        fprintf(stderr, "objrt: option '%s' requires an argument\n", arg);
+    else if (c == ':')
+        fprintf(stderr, "objrt: option requires an argument -- '%c'\n", optopt);
+    else if (is_long && optopt)     /* a known long option given =VALUE it does not take */
+        fprintf(stderr, "objrt: option '%.*s' takes no value\n", (int)strcspn(arg, "="), arg);
+    else if (is_long)
+        fprintf(stderr, "objrt: unknown option '%s'\n", arg);
+    else
+        fprintf(stderr, "objrt: unknown option '-%c'\n", optopt);
+    fprintf(stderr, "Try 'objrt %s --help' for more information.\n", cmd);
+    return -1;
+}
+
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const char *shortopts,
+              const struct option *longopts, int (*on)(void *state, int opt, char *arg),
+              void *state, int *rest)
+{
+    struct option all[MAX_LONGOPTS];
+    char opts[128];
+    int c;
+    /* '-': operands come back in order as option 1; ':': a missing value is ':' */
+    if (add_common(longopts, all) != 0 ||
+        snprintf(opts, sizeof opts, "-:h%s", shortopts) >= (int)sizeof opts) {
+        fprintf(stderr, "objrt %s: internal error: too many options\n", cmd);
+        return -1;
+    }
+    opterr = 0;
+    optind = 0;          /* full re-initialisation (glibc) */
+    while ((c = getopt_long(argc, argv, opts, all, NULL)) != -1) {
+        if (c == OPT_HELP || c == 'h') {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if (c == OPT_VERSION) {
+            printf("objrt %s\n", objrt_version());
+            return 1;
+        }
+        if (c == '?' || c == ':')
+            return usage_error(cmd, argv, c);
+        if (on(state, c, optarg) != 0)
+            return -1;
+    }
+    *rest = optind;
+    return 0;
+}
+
+int cli_bad_arg(const char *cmd, const char *opt, const char *val, const char *why)
+{
+    (void)cmd;           /* the option and its value say enough; kept for callers that name it */
+    fprintf(stderr, "objrt: %s %s: %s\n", opt, val, why);
+    return -1;
+}
