@@ -48,9 +48,15 @@ static void free_tensors(DLTensor **t, int n)
     free(t);
 }
 
+/* libm comes first, as TVM's export_library links it: every generated C file includes
+ * <math.h>, and objrt itself may have been linked without it (--as-needed drops it). */
 static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a)
 {
     objrt_unit *u = NULL;
+    if (objrt_add_library(ctx, "m") != 0) {
+        fprintf(stderr, "objrt: libm for the kernels: %s\n", objrt_error(ctx));
+        return NULL;
+    }
     for (int i = 0; i < a->nlibs; i++)
         if (objrt_add_library(ctx, a->libs[i]) != 0) {
             fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
@@ -168,6 +174,8 @@ int cmd_call(int argc, char **argv)
         rc = parsed > 0 ? 0 : EXIT_OBJRT;
         goto out;
     }
+    if (cli_prepare_outdir("-o", a.outdir) != 0)
+        goto out;
     if (a.graph) {
         if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
             rc = run_graph(&a, u);

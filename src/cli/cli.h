@@ -30,6 +30,10 @@ int cli_bad_arg(const char *cmd, const char *opt, const char *val, const char *w
 int cli_repeat_timed(int (*once)(const void *), const void *arg, long n, const char *what,
                      const char *unit);
 
+/* Create `dir` as `mkdir -p` does and check that files can be made in it; 0, or -1
+ * after "objrt: OPT DIR: why". */
+int cli_prepare_outdir(const char *opt, const char *dir);
+
 int cmd_call(int argc, char **argv);   /* call.c */
 
 #endif

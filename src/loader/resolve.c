@@ -9,6 +9,7 @@
  * weakly referenced, to 0; strong references nothing defines are reported together, in
  * one error, as ld reports them.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,17 @@ static bool bind_special(const objrt_link *l, objrt_gsym *g)
 
 #define UNDEF_LISTED 20        /* as many as an error names; the rest are counted */
 
+/* True when libm defines `name`: the usual cause is a host linked without -lm, or with
+ * -lm that --as-needed dropped. Asked of libm itself, only on this error path. */
+static bool libm_defines(const char *name)
+{
+    void *m = dlopen("libm.so.6", RTLD_LAZY | RTLD_LOCAL);
+    bool found = m && dlsym(m, name);
+    if (m)
+        dlclose(m);
+    return found;
+}
+
 /* Every strong reference nothing defines, in one error as ld reports them: one line each
  * ("file: undefined symbol 'name'", the first file that references it), at most
  * UNDEF_LISTED, then how many more. */
@@ -237,9 +249,17 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
                          "duplicate COMDAT group, which was dropped)" : "");
         at += w < 0 ? 0 : (size_t)w;
     }
-    if (n > UNDEF_LISTED && at < sizeof msg)
-        snprintf(msg + at, sizeof msg - at, "\nand %zu more undefined symbols",
-                 n - UNDEF_LISTED);
+    if (n > UNDEF_LISTED && at < sizeof msg) {
+        int w = snprintf(msg + at, sizeof msg - at, "\nand %zu more undefined symbols",
+                         n - UNDEF_LISTED);
+        at += w < 0 ? 0 : (size_t)w;
+    }
+    for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++)
+        if (libm_defines(l->gsyms[g[i]].name)) {
+            snprintf(msg + at, sizeof msg - at, "\nhint: '%s' is libm's: objrt_add_library(ctx, "
+                     "\"m\") before the load (objrt run: -l m)", l->gsyms[g[i]].name);
+            break;
+        }
     return objrt_fail(l->ctx, "%s", msg);
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""numpy side of tests/suites/57-tvm-deploy.sh.
+
+    ref.py inputs DIR                 write the inputs and output templates
+    ref.py check DIR CASE [--control] compare CASE's objrt outputs (DIR/objrt/) with numpy
+                                      (allclose for libm results) and with the native link's
+                                      outputs (DIR/native/, byte-identical when present);
+                                      --control compares against a wrong reference: exit 1
+"""
+import os
+import sys
+
+import numpy as np
+
+
+def inputs(d):
+    r = np.random.default_rng(25)
+    f32 = lambda *s: ((r.random(s, dtype=np.float32) - 0.5) * 8).astype(np.float32)
+    arrays = {"x": f32(1000), "y_t": np.zeros(1000, np.float32)}
+    for k, v in arrays.items():
+        np.save(os.path.join(d, k + ".npy"), v)
+
+
+# CASE -> [(output name, numpy reference from inputs, exact?)]
+def expected(d, case):
+    ld = lambda n: np.load(os.path.join(d, n + ".npy"))
+    if case == "math":
+        x = ld("x")
+        return [("y", 1 / (1 + np.exp(-x)) + np.round(np.tanh(x) * 8), False)]
+    raise SystemExit("ref.py: unknown case %s" % case)
+
+
+def check(d, case, control):
+    bad = []
+    for name, ref, exact in expected(d, case):
+        if control:
+            ref = ref.copy()
+            ref.flat[0] += 1
+        got = np.load(os.path.join(d, "objrt", name + ".npy"))
+        if got.shape != ref.shape or got.dtype != ref.dtype:
+            bad.append("%s: %s %s, numpy %s %s" % (name, got.dtype, got.shape, ref.dtype, ref.shape))
+            continue
+        if not (np.array_equal(got, ref) if exact else np.allclose(got, ref, rtol=1e-5, atol=1e-6)):
+            bad.append("%s differs from numpy (max |diff| %g)" % (name, np.max(np.abs(got - ref))))
+        nat = os.path.join(d, "native", name + ".npy")
+        if os.path.exists(nat) and np.load(nat).tobytes() != got.tobytes():
+            bad.append("%s differs from the native link's bytes" % name)
+    if bad:
+        print("; ".join(bad))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    cmd, d = sys.argv[1], sys.argv[2]
+    if cmd == "inputs":
+        inputs(d)
+    elif cmd == "check":
+        check(d, sys.argv[3], "--control" in sys.argv)
