@@ -145,8 +145,8 @@ call_err err-out-name-path 125 "--out ../c=float32\[4\]: NAME may use" \
     $T/tvm_syslib.o -f add --out '../c=float32[4]'
 call_err err-out-too-large 125 "--out c=float32\[4611686018427387904\]: .*overflow" \
     $T/tvm_syslib.o -f add --out 'c=float32[4611686018427387904]'
-call_err err-out-dir-missing 125 "--out c=float32\[1000\]: .*/no/such/dir/c.npy" \
-    $T/tvm_syslib.o -f add --in $D/a.npy --in $D/b.npy --out 'c=float32[1000]' -o /no/such/dir
+call_err err-out-dir-missing 125 "-o $D/a.npy/sub: Not a directory" \
+    $T/tvm_syslib.o -f add --in $D/a.npy --in $D/b.npy --out 'c=float32[1000]' -o $D/a.npy/sub
 call_err err-graph-missing-function 127 "--graph .*g_bad_func.json: graph: node 2 .*function 'fused_nope' is not in the module" \
     $T/tvm_graph.o --graph $D/g_bad_func.json
 call_err err-graph-params-shape 125 "--params .*g_p_shape.bin: graph: input 'p0': shape \[8,4\] given, the graph has \[4,8\]" \
