@@ -6,8 +6,13 @@
  * Both are minimal ET_DYN images: one read-write PT_LOAD covering the whole file, a
  * PT_DYNAMIC, a PT_GNU_STACK (without it glibc would make every stack executable) and
  * whatever the caller adds. The image is written to a memfd and opened from
- * /proc/self/fd/N; the descriptor stays open while the object is loaded, which keeps that
+ * /proc/<pid>/fd/N; the descriptor stays open while the object is loaded, which keeps that
  * name unique (glibc returns an already loaded object whose name matches).
+ *
+ * The name is the one glibc puts in the link map (l_name), which debuggers and other
+ * tools read and open in their own process. /proc/self/fd/N there is one of gdb's own
+ * descriptors (a pipe, where it blocks in read forever); /proc/<pid>/fd/N opens this
+ * process's memfd, the same image, from any process allowed to trace this one.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -68,7 +73,7 @@ int objrt_memdso_open(const uint8_t *buf, size_t size, int flags, void **handle,
         done += (size_t)w;
     }
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", f);
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", (long)getpid(), f);
     if (!(*handle = dlopen(path, flags))) {
         const char *e = dlerror();
         *why = e ? e : "dlopen failed";
