@@ -32,7 +32,10 @@ LDLIBS  += -ldl -lpthread -ljansson
 VERSION := $(shell sed -n 's/^\#define OBJRT_VERSION "\([0-9.]*\)".*/\1/p' include/objrt.h)
 SONAME  := libobjrt.so.$(firstword $(subst ., ,$(VERSION)))
 
-LOADER_SRC  := $(wildcard src/loader/*.c)
+# The loader's folders, bottom layer first (docs/layers.md: a folder includes and calls only
+# folders before it in this list).
+LOADER_DIRS := base arch input symbols sites layout finish debug loader
+LOADER_SRC  := $(foreach d,$(LOADER_DIRS),$(wildcard src/$d/*.c))
 RUNTIME_SRC := $(wildcard src/runtime/*.c)
 LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -40,9 +43,16 @@ CLI_OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cli/*.c))
 
 all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt.so $(BUILD)/objrt
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h include/objrt/*.h src/*/*.h)
+# Header dependencies: every object writes its own list (-MMD, beside it as .d; -MP adds a
+# target per header so a deleted header is no error). An object without its .d file (built
+# before tracking, or the .d removed) is rebuilt: the .d is a prerequisite whose empty rule
+# makes it out of date when missing.
+DEP_FILES := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+$(DEP_FILES): ;
+include $(wildcard $(DEP_FILES))
 
 $(BUILD)/libobjrt.a: $(LIB_OBJ)
 	@rm -f $@

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "loader/internal.h"
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 
 objrt_ctx *objrt_new(void)
 {

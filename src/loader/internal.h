@@ -34,8 +34,8 @@
 #include <sys/mman.h>
 
 #include "objrt.h"
-#include "loader/arch.h"
-#include "loader/hashmap.h"
+#include "arch/arch.h"
+#include "base/hashmap.h"
 
 #define OBJRT_NONE UINT32_MAX
 /* Bounds on what an input may ask for. Each section or COMMON symbol: at most

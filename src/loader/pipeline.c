@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "loader/internal.h"
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 #include "rt_hooks.h"
 
 void __cxa_finalize(void *dso);

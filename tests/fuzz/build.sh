@@ -12,7 +12,7 @@ TARGETS="fuzz_load fuzz_link fuzz_unwind fuzz_runtime fuzz_elf"
 mkdir -p "$OUT/corpus" "$OUT/corpus-link" "$OUT/lib"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 $SAN -I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -D_GNU_SOURCE -std=c11"
-for src in "$ROOT"/src/loader/*.c "$ROOT"/src/runtime/*.c; do
+for src in $(ls "$ROOT"/src/*/*.c | grep -v "/src/cli/"); do
     echo "clang $CFLAGS -fsanitize=fuzzer-no-link -c $src -o $OUT/lib/$(basename "$(dirname "$src")")-$(basename "$src" .c).o"
 done | xargs -P 2 -I{} sh -c '{}'
 rm -f "$OUT/lib/libobjrt-fuzz.a"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 26-walk-paths: the two paths of the walks over relocations (src/loader/sites.h: a fast
+# 26-walk-paths: the two paths of the walks over relocations (src/sites/sites.h: a fast
 # path for the common relocation, the full path for everything else) write the same image.
 # tests/unit/t_walkpaths.c loads a set of objects, copies the unit's groups, unloads it and
 # loads the same set with OBJRT_FULL_WALK=1 into the reservation the first left (place.c's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 27-value-fits: the one overflow rule (objrt_value_fits, src/loader/arch.h), precomputed per
+# 27-value-fits: the one overflow rule (objrt_value_fits, src/arch/arch.h), precomputed per
 # relocation type, agrees with its definition (objrt_howto_range, 128-bit) on every type of
 # both backends' tables, at every bound and on random values; a type whose span is one too
 # large is the control. x86_64 configurations (both tables are compiled into every build).

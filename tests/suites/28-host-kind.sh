@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 28-host-kind: what a context keeps about the host's libraries (src/loader/host.c), only
+# 28-host-kind: what a context keeps about the host's libraries (src/symbols/host.c), only
 # while no library is loaded or unloaded: whether a host address starts a function (it
 # decides whether a unit may take a host symbol's address through a stub of its own),
 # asked of the library's GNU hash table by name before dladdr1 (which scans a library's

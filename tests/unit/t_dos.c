@@ -247,7 +247,7 @@ static int case_names(void *arg, char *why, size_t whylen)
 }
 
 /* ---- case 3: names that all share one set of the global table's memo ---- */
-/* The memo in front of the global table (src/loader/hashmap.h) picks a set from a name's
+/* The memo in front of the global table (src/base/hashmap.h) picks a set from a name's
  * length and its first and last 8 bytes, with no key: these names (same length, same first
  * and last 8 bytes, different middles) all fall into one set, so every lookup misses and
  * two names the memo could confuse differ only in bytes it does not mix. One object defines

@@ -1,5 +1,5 @@
 /*
- * t_fits.c - the one overflow rule (objrt_value_fits, src/loader/arch.h) gives the answer
+ * t_fits.c - the one overflow rule (objrt_value_fits, src/arch/arch.h) gives the answer
  * of its definition for every relocation type of both backends.
  *
  * usage: t_fits
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "report.h"
 
 /* The definition, independent of OBJRT_FITS. */

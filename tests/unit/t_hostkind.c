@@ -1,5 +1,5 @@
 /*
- * t_hostkind.c - what a context keeps about the host's libraries (src/loader/host.c): the
+ * t_hostkind.c - what a context keeps about the host's libraries (src/symbols/host.c): the
  * answer to "is this host address a function?" (objrt_host_is_code, which decides whether
  * a unit may take a host symbol's address through a stub of its own) and the addresses
  * dlsym(RTLD_DEFAULT) found (objrt_lookup_external).

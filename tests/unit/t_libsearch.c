@@ -19,7 +19,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 
-#include "loader/libsearch.h"
+#include "symbols/libsearch.h"
 
 /* Every opendir() of this process, counted: libobjrt.a's calls bind to this definition. */
 static int opendir_calls;

@@ -1,5 +1,5 @@
 /*
- * t_walkpaths.c - the fast and the full path over relocations (src/loader/sites.h) write
+ * t_walkpaths.c - the fast and the full path over relocations (src/sites/sites.h) write
  * the same image.
  *
  * usage: t_walkpaths NAME FILE...

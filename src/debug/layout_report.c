@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
-#include "loader/reach.h"
+#include "debug/reach.h"
 
 static const char *group_name[GRP_COUNT] = { "RX", "R", "RW" };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 
 static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
 {

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 int objrt_site_fail(objrt_link *l, objrt_site site, const char *what, const uint64_t *value)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "loader/internal.h"
-#include "loader/libsearch.h"
+#include "symbols/libsearch.h"
 
 /* ---- GNU ld scripts ---- */
 

@@ -14,7 +14,7 @@
 
 #include <elf.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 
 enum field {
     FLD_NONE,

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 #define SHT_X86_64_UNWIND_TYPE 0x70000001

@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 
 enum { JIT_NOACTION, JIT_REGISTER, JIT_UNREGISTER };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unitinfo *registry;   /* newest first; read without the lock when crashing */

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "loader/internal.h"
-#include "loader/sites.h"
-#include "loader/reach.h"
+#include "sites/sites.h"
+#include "debug/reach.h"
 
 static uint64_t page_of(uint64_t a) { return objrt_page_down(a, OBJRT_ADRP_PAGE); }
 

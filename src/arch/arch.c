@@ -2,7 +2,7 @@
 #include <elf.h>
 #include <stddef.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 const struct objrt_arch *objrt_arch_for_machine(uint16_t machine)

@@ -25,9 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
-#include "loader/sites.h"
+#include "sites/sites.h"
 
 static bool is_eh_frame(const objrt_obj *o, size_t i)
 {

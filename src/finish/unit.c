@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "loader/internal.h"
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 #include "rt_hooks.h"
 
 static bool in_table(const objrt_gsym *s) { return s->state == G_DEF || s->state == G_COMMON; }

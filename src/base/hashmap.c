@@ -14,7 +14,7 @@
  * (its objrt_strkey carries length and hash to every map; the global table's memo finds a
  * name seen before without hashing it again), and a probe compares the stored hash and
  * length before it reads a name's bytes. */
-#include "loader/hashmap.h"
+#include "base/hashmap.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

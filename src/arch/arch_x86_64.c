@@ -7,7 +7,7 @@
 
 #include <elf.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 
 #define TLS(t, f, c, b, sz, k) \
     [R_X86_64_##t] = { .name = "R_X86_64_" #t, .formula = f, .check = c, .bits = b, .size = sz, \

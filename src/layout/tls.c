@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 #define MAX_TLS_ALIGN ((uint64_t)1 << 16)

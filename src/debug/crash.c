@@ -12,7 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "loader/unitinfo.h"
+#include "debug/unitinfo.h"
 
 #define MAX_FRAMES 64
 

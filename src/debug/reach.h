@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 
 #define OBJRT_REACH_TYPES 1024
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 static bool is_pow2_or_zero(uint64_t v) { return (v & (v - 1)) == 0; }

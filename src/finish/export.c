@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/arch.h"
+#include "arch/arch.h"
 #include "loader/internal.h"
 
 static uint32_t sysv_hash(const char *name)
