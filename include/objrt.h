@@ -67,7 +67,7 @@
  *     turns this off); on AArch64 objrt finally supplies gcc's outline atomics
  *     (__aarch64_ldadd4_acq_rel, ...) itself. An undefined weak symbol that none of these
  *     define resolves to address 0. A thread-local reference is bound by glibc's dynamic
- *     linker instead (see the README, Thread-local storage).
+ *     linker instead (see docs/design.md, Thread-local storage).
  *
  *     objrt_sym() searches the global symbols of every loaded unit, latest first, then the
  *     symbols given to objrt_define(). objrt_unit_sym() searches the global (and weak)
