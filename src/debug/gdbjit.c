@@ -68,8 +68,8 @@ static void notify(struct objrt_jit_entry *e, uint32_t action)
  * give (pc-relative fields are relative to sh_addr, the loaded address). A debug-less
  * object shrinks to its symbols and unwind tables. The symbol table is copied whole:
  * leaving out the undefined and section symbols gdb and objrt_addr_info never use (half
- * of sqlite's) saved 100 KB of sqlite's 600 KB but made the stage ~20 us slower warm and
- * no faster on a first link; a walk per symbol costs more than a copy of it. */
+ * of sqlite's) saved a sixth of the images but made the stage slower warm and no faster
+ * on a first link; a walk per symbol costs more than a copy of it. */
 enum keep { KEEP_BYTES, KEEP_LOADED, KEEP_HEADER, DROP_BYTES };
 
 /* Which placed sections are .eh_frame comes from the plan's items (IT_EH_FRAME, set by the
@@ -159,22 +159,21 @@ static void fill_image(const objrt_link *l, const objrt_obj *o, const uint8_t *k
 /* From this size on a block whose pages are fresh (a new process's heap, or a mapping of
  * malloc's own) is made present in one call (Linux >= 5.14; elsewhere the copies fault it
  * in): one fault per page costs more than the copy into it. Memory that malloc reuses
- * from an earlier unit is present already, and populating it again costs more (sqlite,
- * 600 KB: ~25 us) than asking whether its last page is there (mincore). */
+ * from an earlier unit is present already, and populating it again costs more than
+ * asking whether its last page is there (mincore). */
 #define POPULATE_FROM ((size_t)64 << 10)
 /* The block stays in small pages, from malloc. Mapped 2 MiB-aligned with its whole blocks
  * offered to huge pages (internal.h), as place.c does with a unit, libcrypto's 3.1 MB made
- * this stage slower in new processes (median 2.0 -> 6.1 ms): on the VM measured, a huge
- * page taken after the inputs' and the unit's was mostly cold (likely memory its host had
- * reclaimed: free page reporting), ~5 ms to populate instead of ~0.5 (README, "Huge pages
- * for the debugger images"). */
+ * this stage slower in new processes: on the VM measured, a huge page taken after the
+ * inputs' and the unit's was mostly cold (likely memory its host had reclaimed: free page
+ * reporting) and slow to populate (docs/perf-history.md, "Huge pages for the debugger
+ * images"). */
 
 /* One unloaded unit's block is kept by its context for the next load (at most
  * JIT_SPARE_MAX; taken only for a size at least half of it, so a small unit does not pin
  * a large one; what the next load does not take is freed at its end, as place.c does
  * with reservations). Freeing it would leave the top of the heap free: glibc trims it
- * and the next load faults it in again (the llvmlite JIT set: 21 faults and ~60 us per
- * warm link). */
+ * and the next load faults it in again, at every warm link. */
 #define JIT_SPARE_MAX ((size_t)64 << 20)
 
 static void *spare_take(objrt_ctx *ctx, size_t size)

@@ -268,12 +268,12 @@ static int clear_rest(objrt_link *l, const uint64_t done[GRP_COUNT])
 }
 
 /* A fresh unit of OBJRT_HUGE_BLOCK or more starts on such a boundary, and the whole blocks
- * inside the runs it writes get huge pages (internal.h; a small page costs about 1.6 us on
- * the machine measured in the README). Only blocks that are written anyway: zero-fill stays
+ * inside the runs it writes get huge pages (internal.h): a fresh small page is dear to
+ * allocate, charge and clear. Only blocks that are written anyway: zero-fill stays
  * demand-zero. A partial last block stays in small pages: giving it a huge page (reserved
- * to the block's end, cut back after the prefault) made sqlite's first link in a new
- * process that had allocated memory of its own before 3x slower (9.4 against 2.8 ms, mean
- * of 10): on a VM that hands free memory back to its host, a huge page taken then is cold. */
+ * to the block's end, cut back after the prefault) made the first link in a new process
+ * that had allocated memory of its own before much slower: on a VM that hands free memory
+ * back to its host, a huge page taken then is cold (docs/design.md). */
 static uint64_t reservation_align(const objrt_plan *p)
 {
     return p->total >= OBJRT_HUGE_BLOCK && p->base_align < OBJRT_HUGE_BLOCK ? OBJRT_HUGE_BLOCK

@@ -17,16 +17,13 @@
  *   3. sleep on a futex until woken.
  * Why not yield in a loop (as phase 2 once did): under EEVDF (Linux >= 6.6) every
  * sched_yield() pushes the caller's deadline back by a slice, so a thread that keeps
- * yielding on a busy machine is picked last, and a barrier partner waiting on it took
- * ~1.5 ms per barrier here; a sleeper that is woken is placed ahead instead. And why not
- * spin on regardless (as libgomp does): on the loaded VM (load ~15 on 2 CPUs), 10
- * interleaved runs of the 2-thread barrier gave medians of 840 us spinning on, ~96 us
- * with phase 2 left only on detected contention, ~20 us sleeping right after phase 1,
- * and ~33 us for libgomp: a spinner holds the CPU its partner is queued for. With phase 2
- * skipped after a recent preemption, a second such run gave ~23 us against libgomp's
- * ~52 us. But that rule alone, on an otherwise idle machine with one busy process pinned
- * to CPU 0, made the worker that shared CPU 0 with it sleep at every barrier: ~5 us per
- * barrier against libgomp's ~450 ns (2026-12-01); hence the shared-CPU test. */
+ * yielding on a busy machine is picked last, and a barrier partner waiting on it stalls;
+ * a sleeper that is woken is placed ahead instead. And why not spin on regardless (as
+ * libgomp does): on a loaded machine a spinner holds the CPU its partner is queued for,
+ * and spinning on was far slower than sleeping right after phase 1. Skipping phase 2
+ * after a recent preemption alone, on an otherwise idle machine with one busy process
+ * pinned to CPU 0, made the worker that shared CPU 0 with it sleep at every barrier;
+ * hence the shared-CPU test (figures: docs/perf-history.md). */
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/resource.h>

@@ -6,8 +6,8 @@
  * used: the first shared library its GROUP or INPUT names outside AS_NEEDED that dlopen
  * loads, as ld would link it (libm.so.6). Only without a usable script (no -dev package
  * installed) are the usual directories scanned for the newest libm.so.N: a scan of a system
- * library directory reads its thousands of entries (0.5 ms for /lib/x86_64-linux-gnu, paid
- * by every context that adds the library).
+ * library directory reads its thousands of entries, paid by every context that adds the
+ * library.
  */
 #include <ctype.h>
 #include <dirent.h>

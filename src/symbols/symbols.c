@@ -22,9 +22,9 @@ int objrt_sym_reserve(objrt_link *l, size_t n)
             return -1;
         l->gsyms = v;
     }
-    /* the memo at twice the table's estimate: the JIT set, whose names are mostly new,
-     * missed it for 30% of its repeats at 1x (-1.6% instructions at 2x; 4x costs the
-     * larger sets more in clearing it than it saves) */
+    /* the memo at twice the table's estimate: at 1x a set whose names are mostly new (the
+     * JIT set) misses it for many of its repeats; 4x costs the larger sets more in
+     * clearing it than it saves */
     if (objrt_strindex_reserve(&l->gmap, n) || objrt_strmemo_init(&l->gmemo, 2 * n))
         return objrt_fail(l->ctx, "out of memory");
     return 0;
