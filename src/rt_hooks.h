@@ -22,6 +22,11 @@
 int objrt_unit_slot(objrt_unit *unit, const char *name, size_t size, bool writable, void **out,
                     size_t *room, char *err, size_t errlen);
 size_t objrt_unit_room(const objrt_unit *unit, const void *addr, bool writable);
+/* objrt_unit_func: the function `name` of the unit, for names that come from inputs and are
+ * called as code (a graph's func_name, `objrt call -f`, TVMModGetFunction). Returns 1 with
+ * *out set when it is an STT_FUNC or STT_GNU_IFUNC in the unit's executable group; -1 with
+ * `err` naming what it is instead (data, untyped, absolute, ...); 0 when the unit lacks it. */
+int objrt_unit_func(objrt_unit *unit, const char *name, void **out, char *err, size_t errlen);
 
 /* Resolve step: the address of a runtime ABI symbol (TVMBackendAllocWorkspace, ...), or
  * NULL when `name` is not one. Consulted after objrt_define()d symbols, before dlsym. */

@@ -15,7 +15,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/escape.h"
 #include "loader/internal.h"
 
 #define ERR_MIN 1024
@@ -96,13 +98,11 @@ static objrt_errbuf *find_buf(objrt_ctx *ctx, bool create)
     return b;
 }
 
-int objrt_fail(objrt_ctx *ctx, const char *fmt, ...)
+/* The message becomes the calling thread's error on ctx (the text is copied). */
+static int store(objrt_ctx *ctx, const char *text)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    size_t want = need < ERR_MIN ? ERR_MIN : need >= ERR_MAX ? ERR_MAX : (size_t)need + 1;
+    size_t need = strlen(text) + 1;
+    size_t want = need < ERR_MIN ? ERR_MIN : need > ERR_MAX ? ERR_MAX : need;
     objrt_errbuf *b = find_buf(ctx, true);
     if (!b)
         return -1;                  /* out of memory: the caller still sees failure */
@@ -113,12 +113,26 @@ int objrt_fail(objrt_ctx *ctx, const char *fmt, ...)
             b->cap = want;
         }
     }
-    if (!b->cap)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(b->text, b->cap, fmt, ap);
-    va_end(ap);
+    if (b->cap)
+        snprintf(b->text, b->cap, "%s", text);
     return -1;
+}
+
+/* Every message is escaped as a whole (escape.h): whatever a name from an input holds, the
+ * error is one line of printable text. */
+int objrt_fail(objrt_ctx *ctx, const char *fmt, ...)
+{
+    char raw[ERR_MAX], esc[ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    return store(ctx, objrt_escape(raw, esc, sizeof esc));
+}
+
+int objrt_fail_lines(objrt_ctx *ctx, const char *lines)
+{
+    return store(ctx, lines);
 }
 
 const char *objrt_error(objrt_ctx *ctx)

@@ -101,7 +101,9 @@ static int find_function(objrt_unit *u, const call_args *a, call *c)
     c->h = f ? objrt_tvm_func(u, f) : objrt_tvm_main(u);
     if (c->h)
         return 0;
-    if (f)
+    if (f && objrt_unit_sym(u, f))      /* defined, but not as a function */
+        fprintf(stderr, "objrt: -f %s: %s\n", f, TVMGetLastError());
+    else if (f)
         fprintf(stderr, "objrt: -f %s: the unit neither registers nor defines '%s'\n", f, f);
     else
         fprintf(stderr, "objrt: no -f FUNC given and no usable __tvm_main__ (%s)\n",

@@ -12,6 +12,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "debug/unitinfo.h"
 
 #define MAX_FRAMES 64
@@ -91,13 +92,21 @@ static bool has_fault_address(int sig)
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
 }
 
+/* where(), with the names it found (from inputs) escaped: one printable line each. */
+static void where_escaped(uintptr_t pc, bool return_address, char *buf, size_t len)
+{
+    char raw[512];
+    where(pc, return_address, raw, sizeof raw);
+    objrt_escape(raw, buf, len);
+}
+
 void objrt_crash_report(int fd, int sig, const void *siginfo, const void *ucontext)
 {
     char name[32], at[512], line[640];
     const siginfo_t *si = siginfo;
     uintptr_t pc = context_pc(ucontext);
     if (pc)
-        where(pc, false, at, sizeof at);
+        where_escaped(pc, false, at, sizeof at);
     else
         snprintf(at, sizeof at, "an unknown address");
     if (si && has_fault_address(sig))
@@ -115,7 +124,7 @@ void objrt_crash_report(int fd, int sig, const void *siginfo, const void *uconte
             break;
         }
     for (int i = first; i < n; i++) {
-        where((uintptr_t)frames[i], i != first, at, sizeof at);
+        where_escaped((uintptr_t)frames[i], i != first, at, sizeof at);
         snprintf(line, sizeof line, "objrt:   #%d %p %s\n", i - first, frames[i], at);
         put(fd, line);
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "arch/arch.h"
+#include "base/escape.h"
 #include "loader/internal.h"
 #include "debug/reach.h"
 
@@ -31,9 +32,11 @@ static void print_items(const objrt_link *l, FILE *out)
                          objrt_sec_name(l->objs[it->obj], it->shndx),
                          it->kind == IT_EH_FRAME ? " (+4 terminator)" : "");
             }
+            char esc[OBJRT_ESC_MAX];        /* object, section and symbol names: escape.h */
             fprintf(out, "%-6s %#-12llx %#-10llx %-6llu %s\n", group_name[g],
                     (unsigned long long)((uintptr_t)l->base + it->off),
-                    (unsigned long long)it->size, (unsigned long long)it->align, what);
+                    (unsigned long long)it->size, (unsigned long long)it->align,
+                    objrt_escape(what, esc, sizeof esc));
         }
 }
 
@@ -75,7 +78,14 @@ int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void
     objrt_link l = { .ctx = ctx, .arch = NULL, .reach = reach, .dry_run = true };
     int rc = objrt_link_run(&l, paths, NULL, n, OBJRT_RELOCATE, NULL);
     if (rc == 0) {
-        fprintf(out, "objrt layout: %s objects\n", l.arch->name);
+        char esc[OBJRT_ESC_MAX];
+        if (l.nobjs)
+            fprintf(out, "objrt layout: %s objects\n", l.arch->name);
+        else                            /* nothing to place: say so, then the empty plan */
+            fprintf(out, "objrt layout: no object in the inputs (%s%s): an empty layout, "
+                    "planned for the host (%s)\n", objrt_escape(paths[0], esc, sizeof esc),
+                    n > 1 ? ", ..." : "",
+                    l.arch->name);
         print_items(&l, out);
         print_groups(&l, out);
         objrt_reach_print(reach, out);

@@ -8,8 +8,8 @@
  * the process); the file is opened without following a symbolic link, created 0600, and
  * written only when it is a regular file with one link, owned by us, that no one else can
  * read or write (a file someone planted is left alone, and nothing is written). Symbol names
- * come from the input: bytes that could forge or break a line (control characters,
- * backslash, DEL) are written as \xHH.
+ * come from the input: they are written as objrt_escape makes them (escape.h), so that no
+ * name can forge or break a line.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "loader/internal.h"
 
 static FILE *open_map(void)
@@ -40,17 +41,6 @@ static FILE *open_map(void)
     return f;
 }
 
-static void put_name(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f || c == '\\')
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
-    }
-}
-
 void objrt_perfmap_write(const objrt_link *l)
 {
     const char *on = secure_getenv("OBJRT_PERF_MAP");
@@ -59,6 +49,7 @@ void objrt_perfmap_write(const objrt_link *l)
     FILE *f = open_map();
     if (!f)
         return;
+    char name[4096];                    /* C++ names run long: cut with "..." past this */
     for (size_t m = 0; m < l->nobjs; m++) {
         const objrt_obj *o = l->objs[m];
         for (size_t i = 1; o->pulled && i < o->nsyms; i++) {
@@ -69,8 +60,7 @@ void objrt_perfmap_write(const objrt_link *l)
                 objrt_sym_addr(l, o, i, &addr, &fixed) || fixed)
                 continue;
             fprintf(f, "%llx %llx ", (unsigned long long)addr, (unsigned long long)s->st_size);
-            put_name(f, o->str + s->st_name);
-            fputc('\n', f);
+            fprintf(f, "%s\n", objrt_escape(o->str + s->st_name, name, sizeof name));
         }
     }
     fclose(f);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "loader/internal.h"
 #include "debug/unitinfo.h"
 #include "rt_hooks.h"
@@ -27,7 +28,8 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
     u->names = malloc(bytes ? bytes : 1);
     u->addrs = malloc((count ? count : 1) * sizeof *u->addrs);
     u->room = malloc((count ? count : 1) * sizeof *u->room);
-    if (!u->names || !u->addrs || !u->room || objrt_strmap_reserve(&u->syms, count))
+    u->type = malloc(count ? count : 1);
+    if (!u->names || !u->addrs || !u->room || !u->type || objrt_strmap_reserve(&u->syms, count))
         return objrt_fail(l->ctx, "out of memory");
     char *w = u->names;
     uint32_t n = 0;
@@ -40,6 +42,8 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
         memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
         u->room[n] = fixed ? 0 : s->size;  /* resolve.c: st_size within its section */
+        u->type[n] = s->state == G_COMMON ? STT_OBJECT
+                   : ELF64_ST_TYPE(l->objs[s->obj]->syms[s->sym].st_info);
         if (objrt_strmap_add_new(&u->syms, &(objrt_strkey){ w, s->len, s->hash }, n++))
             return objrt_fail(l->ctx, "out of memory");
         w += s->len + 1;
@@ -91,6 +95,55 @@ int objrt_unit_slot(objrt_unit *u, const char *name, size_t size, bool writable,
     return rc;
 }
 
+/* What a symbol of the unit is, for a message saying why it is not a function. */
+static const char *type_name(uint8_t t)
+{
+    switch (t) {
+    case STT_OBJECT:  return "a data object (STT_OBJECT)";
+    case STT_NOTYPE:  return "an untyped symbol (STT_NOTYPE; code needs .type NAME, @function)";
+    case STT_TLS:     return "a thread-local variable (STT_TLS)";
+    case STT_SECTION: return "a section";
+    case STT_FILE:    return "a file name";
+    case STT_FUNC:    return "a function outside the unit's executable pages";
+    default:          return "a symbol of an unknown type";
+    }
+}
+
+/* The rule for every name a graph, `objrt call -f`, packed() or TVMModGetFunction asks to
+ * call: an STT_FUNC (or STT_GNU_IFUNC, bound to what its resolver chose) that lies in the
+ * unit's executable group. Anything else would be jumped into as code. */
+static int func_locked(objrt_unit *u, const char *name, void **out, char *err, size_t errlen)
+{
+    uint32_t i = objrt_strmap_get(&u->syms, name);
+    if (i == OBJRT_NONE)
+        return 0;
+    uintptr_t a = (uintptr_t)u->addrs[i], lo = (uintptr_t)u->base + u->group_off[GRP_RX];
+    bool code = a >= lo && a - lo < u->group_size[GRP_RX];
+    if ((u->type[i] == STT_FUNC || u->type[i] == STT_GNU_IFUNC) && code) {
+        *out = (void *)a;
+        return 1;
+    }
+    objrt_location loc = { 0 };
+    if (u->info)
+        objrt_unitinfo_describe(u->info, a, &loc);
+    char ename[OBJRT_ESC_MAX];
+    snprintf(err, errlen, "'%s' is not a function of the unit: it is %s%s%s%s%s",
+             objrt_escape(name, ename, sizeof ename), type_name(u->type[i]),
+             loc.section ? " in " : u->room[i] == 0 && !code ? " (absolute)" : "",
+             loc.section ? loc.section : "", loc.object ? " of " : "",
+             loc.object ? loc.object : "");
+    return -1;
+}
+
+int objrt_unit_func(objrt_unit *u, const char *name, void **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    pthread_mutex_lock(&u->ctx->lock);
+    int rc = func_locked(u, name, out, err, errlen);
+    pthread_mutex_unlock(&u->ctx->lock);
+    return rc;
+}
+
 int objrt_unit_build(objrt_link *l, objrt_unit *u)
 {
     u->base = l->base;
@@ -112,6 +165,7 @@ void objrt_unit_free(objrt_unit *u)
     objrt_strmap_free(&u->syms);
     free(u->addrs);
     free(u->room);
+    free(u->type);
     free(u->names);
     free(u->eh_frames);
     free(u->dtors.fn);

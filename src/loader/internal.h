@@ -73,6 +73,8 @@ static inline void objrt_offer_huge(uint8_t *base, uint64_t from, uint64_t to)
 /* ---- errors (error.c) ---- */
 /* Record the calling thread's error on ctx; always returns -1 for `return objrt_fail(...)`. */
 int objrt_fail(objrt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a message of several lines, each made printable by its author (escape.h). */
+int objrt_fail_lines(objrt_ctx *ctx, const char *lines);
 typedef struct objrt_errbuf objrt_errbuf;
 void objrt_errors_release(objrt_ctx *ctx);      /* objrt_free: every thread's buffer */
 
@@ -344,6 +346,7 @@ struct objrt_unit {
     uint64_t *addrs;
     uint64_t *room;             /* bytes the loader may touch at each symbol: st_size cut at
                                    its section's end; 0 when absolute or unsized */
+    uint8_t *type;              /* STT_* of each (STT_OBJECT for COMMON) */
     char *names;                /* string pool owning the names in `syms` */
     uint64_t *eh_frames;        /* registered .eh_frame addresses */
     size_t neh;

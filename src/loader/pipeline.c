@@ -91,6 +91,10 @@ int objrt_link_run(objrt_link *l, const char *const *paths, const objrt_input *i
     for (size_t i = 0; !paths && i < n; i++)
         if (objrt_input_add_memory(l, &inputs[i]))
             return -1;
+    /* The architecture is the first object's; inputs with no object at all (an archive of
+       no members, `!<arch>\n` alone) plan as an empty unit of the host's. */
+    if (!l->arch)
+        l->arch = objrt_host_arch();
     for (int s = OBJRT_RESOLVE; s <= (int)last; s++)
         if (run_stage(l, (enum objrt_stage)s, u))
             return -1;

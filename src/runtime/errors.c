@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "base/escape.h"
 #include "rt_internal.h"
 
 static __thread char last_error[1024];
@@ -20,8 +21,10 @@ void objrt_set_last_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    char raw[sizeof last_error];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    objrt_escape(raw, last_error, sizeof last_error);   /* names from inputs: escape.h */
 }
 
 const char *objrt_last_error(void)

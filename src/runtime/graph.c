@@ -240,7 +240,9 @@ static int parse_op(objrt_graph *g, int i, json_t *node, TVMModuleHandle mod)
         return gerr("out of memory");
     if (strcmp(n->func_name, "__nop") == 0)
         return 0;
-    if (TVMModGetFunction(mod, n->func_name, 0, &n->fn) != 0 || !n->fn)
+    if (TVMModGetFunction(mod, n->func_name, 0, &n->fn) != 0)    /* not a function */
+        return gerr("node %d ('%s'): %s", i, n->name, TVMGetLastError());
+    if (!n->fn)
         return gerr("node %d ('%s'): function '%s' is not in the module", i, n->name,
                     n->func_name);
     n->nargs = (int)(nin + nout);

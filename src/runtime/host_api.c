@@ -171,8 +171,9 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
     }
     if (strcmp(name, "__tvm_main__") == 0 && !(name = rt_module_main_name(m)))
         return 0;
-    *out = rt_module_lookup(m, name);
-    return 0;
+    bool refused;
+    *out = rt_module_lookup(m, name, &refused);
+    return refused ? -1 : 0;            /* unknown: NULL as TVM; not a function: an error */
 }
 
 int TVMFuncFree(TVMFunctionHandle func)
@@ -193,9 +194,12 @@ int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, i
                   DLTensor *const *outputs, int noutputs)
 {
     rt_module *m = objrt_tvm_module(unit);
-    rt_func *f = m && name ? rt_module_lookup(m, name) : NULL;
+    bool refused = false;
+    rt_func *f = m && name ? rt_module_lookup(m, name, &refused) : NULL;
     void **ptrs;
     int rc;
+    if (refused)
+        return -1;
     if (!f) {
         objrt_set_last_error("objrt_aot_run: entry '%s' not found in the unit",
                              name ? name : "(null)");

@@ -125,11 +125,13 @@ static void *syslib_find_locked(const rt_module *lib, const char *name, rt_modul
 /* Where a unit's code finds `name`: its registrations, its own symbols, then the host's.
  * objrt_unit_sym() is called without our lock held: the loader calls our hooks with its
  * own lock held, so holding ours across a call into it could deadlock. */
-static rt_func *lookup(rt_module *m, const char *name)
+static rt_func *lookup(rt_module *m, const char *name, bool *refused)
 {
     rt_module *owner = m;
     rt_func *f = NULL;
     void *fn;
+    char why[1200];
+    *refused = false;
     pthread_mutex_lock(&lock);
     if (m->syslib) {
         fn = syslib_find_locked(m, name, &owner);
@@ -139,8 +141,12 @@ static rt_func *lookup(rt_module *m, const char *name)
     }
     fn = registered_locked(m, name);
     pthread_mutex_unlock(&lock);
-    if (!fn && m->unit)
-        fn = objrt_unit_sym(m->unit, name);
+    /* a name from an input is called as code: it must name a function (rt_hooks.h) */
+    if (!fn && m->unit && objrt_unit_func(m->unit, name, &fn, why, sizeof why) < 0) {
+        objrt_set_last_error("%s", why);
+        *refused = true;
+        return NULL;
+    }
     pthread_mutex_lock(&lock);
     if (!fn) {
         owner = &host_module;
@@ -192,8 +198,9 @@ int objrt_register_packed(const char *name, TVMBackendPackedCFunc fn)
  * (a format for the name). */
 static rt_func *lookup_or_error(rt_module *m, const char *name, const char *missing)
 {
-    rt_func *f = m && name ? lookup(m, name) : NULL;
-    if (!f)
+    bool refused = false;
+    rt_func *f = m && name ? lookup(m, name, &refused) : NULL;
+    if (!f && !refused)
         objrt_set_last_error(missing, name ? name : "(null)");
     return f;
 }
@@ -322,9 +329,9 @@ rt_module *rt_syslib(const char *prefix)
     return m;
 }
 
-rt_func *rt_module_lookup(rt_module *m, const char *name)
+rt_func *rt_module_lookup(rt_module *m, const char *name, bool *refused)
 {
-    return lookup(m, name);
+    return lookup(m, name, refused);
 }
 
 int rt_module_known(const void *mod)

@@ -2,6 +2,7 @@
 #ifndef OBJRT_RT_MODULES_H
 #define OBJRT_RT_MODULES_H
 
+#include <stdbool.h>
 #include "rt_internal.h"
 
 #pragma GCC visibility push(hidden)
@@ -41,8 +42,10 @@ void rt_module_forget(objrt_unit *unit);
 /* host_api.c: the system library with `prefix` ("" for none), created on first use and
  * kept for the life of the process. NULL when out of memory or the prefix is too long. */
 rt_module *rt_syslib(const char *prefix);
-/* The handle of `name` in module m (a unit, the host or a system library), or NULL. */
-rt_func *rt_module_lookup(rt_module *m, const char *name);
+/* The handle of `name` in module m (a unit, the host or a system library), or NULL; with
+ * *refused set (and the last error saying what it is) when the unit defines `name` but not
+ * as a function (objrt_unit_func). */
+rt_func *rt_module_lookup(rt_module *m, const char *name, bool *refused);
 /* Whether mod is a module handle objrt gave out (and has not forgotten). */
 int rt_module_known(const void *mod);
 /* A handle of host function `name` (objrt_register_packed), created on first use. */

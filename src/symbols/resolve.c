@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "loader/internal.h"
 
 static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
@@ -243,10 +244,13 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
     size_t at = 0;
     for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++) {
         bool dropped;
+        char efile[OBJRT_ESC_MAX], ename[OBJRT_ESC_MAX];
         const char *file = first_referrer(l, g[i], &dropped);
         int w = snprintf(msg + at, sizeof msg - at, "%s%s: undefined symbol '%s'%s", i ? "\n" : "",
-                         file, l->gsyms[g[i]].name, dropped ? " (defined there only in a "
-                         "duplicate COMDAT group, which was dropped)" : "");
+                         objrt_escape(file, efile, sizeof efile),
+                         objrt_escape(l->gsyms[g[i]].name, ename, sizeof ename),
+                         dropped ? " (defined there only in a duplicate COMDAT group, which "
+                         "was dropped)" : "");
         at += w < 0 ? 0 : (size_t)w;
     }
     if (n > UNDEF_LISTED && at < sizeof msg) {
@@ -260,7 +264,7 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
                      "\"m\") before the load (objrt run: -l m)", l->gsyms[g[i]].name);
             break;
         }
-    return objrt_fail(l->ctx, "%s", msg);
+    return objrt_fail_lines(l->ctx, msg);  /* one line per symbol, each escaped */
 }
 
 /* Binds what the unit leaves undefined. Before the last pass (`final` false) a strong

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The second probe's defects (issue 27), one rule each, every case failing on the code before
+# its fix: the dry run of inputs with no object, names from inputs called as code, names
+# from inputs printed raw. x86_64 (plain and asan).
+. "$ROOT/tests/lib.sh"
+[ "$TARGET" = x86_64 ] && [ "$SAN" != tsan ] || exit 0
+P=$ROOT/tests/probe2
+PY=/usr/bin/python3
+expect "layout of an archive with no member" "layout_report of an archive with no member" \
+    "call -f names a data symbol" "call -f names a read-only table" "call -f names the kernel" \
+    "graph func_name names a data symbol" \
+    "names escaped: undefined symbol error" "names escaped: duplicate definition error" \
+    "names escaped: crash report" "names escaped: layout report" "names escaped: perf map" \
+    "names escaped: graph error"
+expect_harness "evil names are in the objects (setup)" "printable.py rejects raw names"
+cd "$TMP"
+
+# ---- item 4: the dry run works without any object -------------------------------------
+printf '!<arch>\n' > empty.a
+out=$($OBJRT layout empty.a 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q "no object in the inputs (empty.a)" <<<"$out" &&
+   grep -q "^reservation: " <<<"$out"; then pass "layout of an archive with no member"
+else fail "layout of an archive with no member: $(status_text $rc): $(oneline "$out")"; fi
+cat > lr.c <<'C'
+#include <stdio.h>
+#include "objrt.h"
+int main(int argc, char **argv)
+{
+    objrt_ctx *ctx = objrt_new();
+    const char *p[] = { argv[1] };
+    int rc = objrt_layout_report(ctx, p, 1, stdout);
+    printf("rc=%d %s\n", rc, objrt_error(ctx));
+    /* the context is still usable: the same report again */
+    rc |= objrt_layout_report(ctx, p, 1, stdout);
+    objrt_free(ctx);
+    return (argc > 1 && rc == 0) ? 0 : 1;
+}
+C
+if build_prog "layout_report of an archive with no member" lr lr.c; then
+    out=$(./lr empty.a 2>&1); rc=$?
+    [ $rc -eq 0 ] && [ "$(grep -c 'no object in the inputs' <<<"$out")" -eq 2 ] &&
+        pass "layout_report of an archive with no member" ||
+        fail "layout_report of an archive with no member: $(status_text $rc): $(oneline "$out")"
+fi
+
+# ---- item 3: a name called as code must name a function of the unit's code ---------------
+$GCC -O2 -c "$P/data_syms.c" -o ds.o
+expect_fail "call -f names a data symbol" \
+    "'__tvm_module_ctx' is not a function of the unit: it is a data object \(STT_OBJECT\) in \.bss of ds\.o" \
+    $OBJRT call ds.o -f __tvm_module_ctx
+expect_fail "call -f names a read-only table" "'table' is not a function .* in \.rodata of ds\.o" \
+    $OBJRT call ds.o -f table
+check "call -f names the kernel" $OBJRT call ds.o -f add1
+sed 's/FUNC/__tvm_module_ctx/' "$P/graph_data.json" > gd.json
+expect_fail "graph func_name names a data symbol" \
+    "node 1 \('n1'\): '__tvm_module_ctx' is not a function of the unit: it is a data object" \
+    $OBJRT call ds.o --graph gd.json
+
+# ---- item 9: every name printed is escaped (control characters, non-UTF-8 as \xNN) ---------
+DEF="b'\\x1b[2J\\nobjrt: forged\\xff_defd1'"
+$GCC -O0 -ffunction-sections -c "$P/evil.c" -o evil0.o && $GCC -O2 -c "$P/evil_undef.c" -o undef0.o &&
+    $GCC -O2 -c "$P/evil_dup.c" -o dup0.o &&
+    $PY "$P/rename.py" evil0.o evil1.o evil_defined_placeholder_ "$DEF" &&
+    $PY "$P/rename.py" evil1.o evil.o evil_crash_placeholder___ "b'\\x1b]0;t\\x07\\nobjrt: forged\\xc0\\xafabc'" &&
+    $PY "$P/rename.py" undef0.o undef.o evil_undefined_placeholder "b'\\x1b[2J\\nobjrt: forged\\xff_undef1'" &&
+    $PY "$P/rename.py" dup0.o dup.o evil_defined_placeholder_ "$DEF"
+if [ "$(grep -c $'\x1b\\[2J' evil.o)" -gt 0 ] && grep -q $'\x1b\\]0;t' evil.o && grep -q $'\x1b\\[2J' undef.o; then
+    hpass "evil names are in the objects (setup)"
+else hfail "evil names are in the objects (setup): the renamed objects lack them"; fi
+printf 'objrt: \x1b[2J\nobjrt: forged\n' > raw.txt
+if $PY "$P/printable.py" raw.txt "b'objrt'" >/dev/null 2>&1; then
+    hfail "printable.py rejects raw names: it accepted an escape sequence and a forged line"
+else hpass "printable.py rejects raw names"; fi
+# printed NAME FILE WANT: FILE is printable and names the symbol as WANT (escaped)
+printed() {
+    local why
+    if why=$($PY "$P/printable.py" "$2" "$3" 2>&1); then pass "$1"; else fail "$1: $why"; fi
+}
+$OBJRT run undef.o evil.o > out.txt 2>&1
+printed "names escaped: undefined symbol error" out.txt "b'undefined symbol \\'\\\\x1b[2J\\\\x0aobjrt: forged\\\\xff_undef1\\''"
+$OBJRT run evil.o dup.o > out.txt 2>&1
+printed "names escaped: duplicate definition error" out.txt "b'duplicate definition of \\'\\\\x1b[2J\\\\x0aobjrt: forged\\\\xff_defd1\\''"
+$OBJRT run -e crash evil.o > out.txt 2>&1
+printed "names escaped: crash report" out.txt "b'evil.o:\\\\x1b]0;t\\\\x07\\\\x0aobjrt: forged\\\\xc0\\\\xafabc+0x'"
+$OBJRT layout evil.o > out.txt 2>&1
+printed "names escaped: layout report" out.txt "b'evil.o .text.\\\\x1b[2J\\\\x0aobjrt: forged\\\\xff_defd1'"
+mkdir -p perf && cat > perfrun.sh <<'SH'
+#!/usr/bin/env bash
+# the map is /tmp/perf-<pid>.map of the objrt process: exec keeps this shell's pid
+echo $$ > "$1"; shift; exec "$@"
+SH
+OBJRT_PERF_MAP=1 bash perfrun.sh pid.txt $OBJRT run evil.o > /dev/null 2>&1
+map=/tmp/perf-$(cat pid.txt).map
+if [ -f "$map" ] && [ ! -p "$map" ]; then cp "$map" perf.map; rm -f "$map"
+    printed "names escaped: perf map" perf.map "b' \\\\x1b[2J\\\\x0aobjrt: forged\\\\xff_defd1\\n'"
+else fail "names escaped: perf map: no map written at $map"; fi
+$OBJRT layout evil.o > /dev/null 2>&1
+$PY - "$P/graph_data.json" <<'PYX' > ge.json
+import sys; print(open(sys.argv[1]).read().replace("FUNC", "\\u001b[2J\\nobjrt: forged"))
+PYX
+printf 'int x(void){return 0;}\n' > plain.c && $GCC -c plain.c -o plain.o
+$OBJRT call plain.o --graph ge.json > out.txt 2>&1
+printed "names escaped: graph error" out.txt "b'function \\'\\\\x1b[2J\\\\x0aobjrt: forged\\' is not in the module'"
