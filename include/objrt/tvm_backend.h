@@ -173,6 +173,15 @@ int64_t objrt_tensor_nbytes(const DLTensor *t);
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
                   DLTensor *const *outputs, int noutputs);
 
+/* TVM 0.8's AOT model function, int32_t tvmgen_<name>_run_model(void *in0, ..., void *out0):
+ * one raw data pointer per input then per output, as positional arguments (at most
+ * OBJRT_AOT_MAX_POSITIONAL in all). In 0.8, tvmgen_<name>_run is instead a packed function
+ * taking the same tensors as DLTensors: call it with TVMFuncCall. Returns and errors as
+ * objrt_aot_run. */
+#define OBJRT_AOT_MAX_POSITIONAL 16
+int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *inputs,
+                           int ninputs, DLTensor *const *outputs, int noutputs);
+
 /* ---- Graph executor (TVM's graph JSON + params, functions from a module) ----
  *
  * objrt_graph_create parses a graph JSON as relay.build writes it (nodes, arg_nodes, heads,

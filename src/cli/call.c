@@ -67,18 +67,14 @@ static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a)
     return u;
 }
 
-static int is_aot_name(const char *f)
-{
-    size_t n = strlen(f);
-    return strncmp(f, "tvmgen_", 7) == 0 && n > 11 && strcmp(f + n - 4, "_run") == 0;
-}
-
 typedef struct call {
     TVMFunctionHandle h;
-    int aot;
+    objrt_unit *unit;
+    int abi;
     TVMValue *vals;               /* packed: one DLTensor * per argument */
     int *codes, nargs;
     void **ptrs;                  /* aot: inputs' data pointers, then outputs' */
+    DLTensor **tensors;           /* unpacked: the tensors, for objrt_aot_run_unpacked */
     int nins;
 } call;
 
@@ -86,29 +82,37 @@ static int call_once(const call *c)
 {
     TVMValue ret;
     int rcode;
-    if (c->aot)
+    switch (c->abi) {
+    case ABI_AOT:
         return ((int32_t (*)(void *, void *))(void (*)(void))objrt_tvm_func_ptr(c->h))(
             c->ptrs, c->ptrs + c->nins);
+    case ABI_UNPACKED:
+        return objrt_aot_run_unpacked(c->unit, objrt_tvm_func_name(c->h), c->tensors, c->nins,
+                                      c->tensors + c->nins, c->nargs - c->nins);
+    }
     return TVMFuncCall(c->h, c->vals, c->codes, c->nargs, &ret, &rcode);
 }
 
 static int call_once_cb(const void *c) { return call_once(c); }
 
+/* EXIT_NOENTRY when FUNC is not there, EXIT_OBJRT when its ABI cannot be told, else 0. */
 static int find_function(objrt_unit *u, const call_args *a, call *c)
 {
     const char *f = a->func;
-    c->aot = f && (a->aot == 1 || (a->aot == -1 && is_aot_name(f)));
+    c->unit = u;
     c->h = f ? objrt_tvm_func(u, f) : objrt_tvm_main(u);
-    if (c->h)
-        return 0;
-    if (f && objrt_unit_sym(u, f))      /* defined, but not as a function */
-        fprintf(stderr, "objrt: -f %s: %s\n", f, TVMGetLastError());
-    else if (f)
-        fprintf(stderr, "objrt: -f %s: the unit neither registers nor defines '%s'\n", f, f);
-    else
-        fprintf(stderr, "objrt: no -f FUNC given and no usable __tvm_main__ (%s)\n",
-                TVMGetLastError());
-    return -1;
+    if (!c->h) {
+        if (f && objrt_unit_sym(u, f))      /* defined, but not as a function */
+            fprintf(stderr, "objrt: -f %s: %s\n", f, TVMGetLastError());
+        else if (f)
+            fprintf(stderr, "objrt: -f %s: the unit neither registers nor defines '%s'\n", f, f);
+        else
+            fprintf(stderr, "objrt: no -f FUNC given and no usable __tvm_main__ (%s)\n",
+                    TVMGetLastError());
+        return EXIT_NOENTRY;
+    }
+    c->abi = call_pick_abi(u, a, f);
+    return c->abi < 0 ? EXIT_OBJRT : 0;
 }
 
 static int save_outputs(const call_args *a, DLTensor **t)
@@ -133,9 +137,11 @@ static int save_outputs(const call_args *a, DLTensor **t)
 static int run_call(const call_args *a, objrt_unit *u, DLTensor **t)
 {
     call c = { .nargs = a->nins + a->nouts, .nins = a->nins };
-    int rc = EXIT_OBJRT;
-    if (find_function(u, a, &c) != 0)
-        return EXIT_NOENTRY;
+    int rc = find_function(u, a, &c);
+    if (rc != 0)
+        return rc;
+    rc = EXIT_OBJRT;
+    c.tensors = t;
     c.vals = calloc((size_t)c.nargs + 1, sizeof *c.vals);
     c.codes = calloc((size_t)c.nargs + 1, sizeof *c.codes);
     c.ptrs = calloc((size_t)c.nargs + 1, sizeof *c.ptrs);
@@ -176,6 +182,7 @@ int cmd_call(int argc, char **argv)
         rc = parsed > 0 ? 0 : EXIT_OBJRT;
         goto out;
     }
+    objrt_crash_handler_install();   /* a fatal signal in a kernel is reported as by run */
     if (cli_prepare_outdir("-o", a.outdir) != 0)
         goto out;
     if (a.graph) {

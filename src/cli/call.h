@@ -22,8 +22,24 @@ typedef struct call_args {
     int nlibs, nfiles, nins, nouts;
     const char *func, *outdir, *graph, *params;
     long repeat;
-    int aot;                      /* -1 by name, 0 packed, 1 aot */
+    int abi;                      /* call_abi; ABI_BY_NAME unless --aot/--packed/--unpacked */
 } call_args;
+
+/* How FUNC is called. TVM 0.8's AOT output has a packed tvmgen_<n>_run and a
+ * tvmgen_<n>_run_model taking raw data pointers; from 0.9 the C interface's
+ * tvmgen_<n>_run takes one struct of data pointers for the inputs, one for the outputs. */
+enum call_abi {
+    ABI_BY_NAME = -1,
+    ABI_PACKED,                   /* TVMValue args of DLTensor *, type codes, count */
+    ABI_AOT,                      /* >= 0.9: (struct inputs *, struct outputs *) */
+    ABI_UNPACKED,                 /* 0.8 run_model: (void *in0, ..., void *out0) */
+};
+
+/* The ABI to call `func` of `u` with (call_abi.c): the one asked for, else told from the
+ * name and what else the unit defines; -1 after a message naming the choices when it
+ * cannot be told. */
+int call_pick_abi(objrt_unit *u, const call_args *a, const char *func);
+const char *call_abi_name(int abi);
 
 extern const char call_usage[];
 

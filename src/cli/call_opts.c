@@ -8,7 +8,8 @@
 
 const char call_usage[] =
     "usage: objrt call [-l LIB]... FILE... [-f FUNC] [--in FILE.npy]...\n"
-    "                  [--out NAME=DTYPE[SHAPE]]... [-o DIR] [--repeat N] [--aot | --packed]\n"
+    "                  [--out NAME=DTYPE[SHAPE]]... [-o DIR] [--repeat N]\n"
+    "                  [--aot | --packed | --unpacked]\n"
     "\n"
     "Link FILE... as one unit, call FUNC once with the --in tensors then the --out tensors\n"
     "(in command-line order), and write each output to DIR/NAME.npy (DIR defaults to .,\n"
@@ -19,11 +20,16 @@ const char call_usage[] =
     "                 int8-64, uint8-64, float16/32/64; data 64-byte aligned\n"
     "  --out NAME=DTYPE[SHAPE]   an output tensor, zero-filled: e.g. y=float32[4,8], s=int64[]\n"
     "  --repeat N     call N times and print the median time per call\n"
-    "  --aot          FUNC is an AOT entry, int32_t FUNC(struct inputs *, struct outputs *),\n"
-    "                 each struct one data pointer per tensor (TVM's C interface); the\n"
-    "                 default for names tvmgen_<name>_run. Raw pointers carry no shape:\n"
-    "                 the tensors must have the sizes the model was compiled for.\n"
-    "  --packed       FUNC is a packed function even if named tvmgen_<name>_run\n"
+    "  --aot          FUNC is TVM >= 0.9's AOT entry, int32_t FUNC(struct inputs *,\n"
+    "                 struct outputs *), each struct one data pointer per tensor\n"
+    "  --packed       FUNC is a packed function (TVM 0.8's tvmgen_<name>_run is one)\n"
+    "  --unpacked     FUNC takes one raw data pointer per tensor as positional arguments\n"
+    "                 (TVM 0.8's tvmgen_<name>_run_model, at most 16 tensors)\n"
+    "                 Without these, tvmgen_<name>_run_model is --unpacked, and\n"
+    "                 tvmgen_<name>_run is --packed when the unit also defines _run_model\n"
+    "                 (0.8), --aot when it defines tvmgen_<name>___tvm_main__ (>= 0.9).\n"
+    "                 Raw pointers carry no shape: the tensors must have the sizes the\n"
+    "                 model was compiled for.\n"
     "  -l LIB         make a shared library's symbols available\n"
     "\n"
     "       objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE]\n"
@@ -78,7 +84,8 @@ static int parse_out(const char *s, out_spec *o)
     return 0;
 }
 
-enum { OPT_IN = 0x200, OPT_OUT, OPT_REPEAT, OPT_AOT, OPT_PACKED, OPT_GRAPH, OPT_PARAMS };
+enum { OPT_IN = 0x200, OPT_OUT, OPT_REPEAT, OPT_AOT, OPT_PACKED, OPT_UNPACKED, OPT_GRAPH,
+       OPT_PARAMS };
 
 static const struct option call_longopts[] = {
     { "in", required_argument, NULL, OPT_IN },
@@ -86,6 +93,7 @@ static const struct option call_longopts[] = {
     { "repeat", required_argument, NULL, OPT_REPEAT },
     { "aot", no_argument, NULL, OPT_AOT },
     { "packed", no_argument, NULL, OPT_PACKED },
+    { "unpacked", no_argument, NULL, OPT_UNPACKED },
     { "graph", required_argument, NULL, OPT_GRAPH },
     { "params", required_argument, NULL, OPT_PARAMS },
     { "function", required_argument, NULL, 'f' },
@@ -107,8 +115,9 @@ static int on_option(void *state, int opt, char *arg)
     case OPT_OUT: return parse_out(arg, &a->outs[a->nouts++]);
     case OPT_GRAPH: a->graph = arg; return 0;
     case OPT_PARAMS: a->params = arg; return 0;
-    case OPT_AOT: a->aot = 1; return 0;
-    case OPT_PACKED: a->aot = 0; return 0;
+    case OPT_AOT: a->abi = ABI_AOT; return 0;
+    case OPT_PACKED: a->abi = ABI_PACKED; return 0;
+    case OPT_UNPACKED: a->abi = ABI_UNPACKED; return 0;
     case OPT_REPEAT:
         a->repeat = strtol(arg, &end, 10);
         if (*end || end == arg || a->repeat < 1 || a->repeat > 1000000000L)
@@ -126,9 +135,9 @@ static int check_combination(const call_args *a)
                 "Try 'objrt call --help' for more information.\n");
         return -1;
     }
-    if (a->graph && (a->func || a->nouts || a->aot != -1)) {
-        fprintf(stderr, "objrt: --graph takes no -f, --out, --aot or --packed (outputs are "
-                "output_I.npy)\n");
+    if (a->graph && (a->func || a->nouts || a->abi != ABI_BY_NAME)) {
+        fprintf(stderr, "objrt: --graph takes no -f, --out, --aot, --packed or --unpacked "
+                "(outputs are output_I.npy)\n");
         return -1;
     }
     if (!a->graph && a->params) {
@@ -146,7 +155,7 @@ int parse_call_args(int argc, char **argv, call_args *a)
     a->ins = calloc((size_t)argc + 1, sizeof *a->ins);
     a->outs = calloc((size_t)argc + 1, sizeof *a->outs);
     a->outdir = ".";
-    a->aot = -1;
+    a->abi = ABI_BY_NAME;
     if (!a->libs || !a->files || !a->ins || !a->outs) {
         fprintf(stderr, "objrt: out of memory\n");
         return -1;

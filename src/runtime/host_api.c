@@ -190,44 +190,133 @@ int TVMModFree(TVMModuleHandle mod)
 
 typedef int32_t (*aot_entry)(void *inputs, void *outputs);
 
+/* One data pointer per tensor, inputs then outputs, in ptrs[0 .. nin + nout); -1 with the
+ * last error set when an argument is unusable. `who` names the API in messages. */
+static int data_pointers(const char *who, DLTensor *const *inputs, int ninputs,
+                         DLTensor *const *outputs, int noutputs, void **ptrs)
+{
+    for (int i = 0; i < ninputs + noutputs; i++) {
+        DLTensor *t = i < ninputs ? inputs[i] : outputs[i - ninputs];
+        if (!t || !t->data) {
+            objrt_set_last_error("%s: %s %d is NULL or has no data", who,
+                                 i < ninputs ? "input" : "output", i < ninputs ? i : i - ninputs);
+            return -1;
+        }
+        ptrs[i] = (char *)t->data + t->byte_offset;
+    }
+    return 0;
+}
+
+/* The entry and the argument lists, checked; NULL with the last error set. */
+static rt_func *aot_entry_of(const char *who, objrt_unit *unit, const char *name,
+                             DLTensor *const *inputs, int ninputs, DLTensor *const *outputs,
+                             int noutputs)
+{
+    rt_module *m = objrt_tvm_module(unit);
+    bool refused = false;       /* the name is there but is not a function: error set */
+    rt_func *f = m && name ? rt_module_lookup(m, name, &refused) : NULL;
+    if (refused)
+        return NULL;
+    if (!f)
+        objrt_set_last_error("%s: entry '%s' not found in the unit", who, name ? name : "(null)");
+    else if (ninputs < 0 || noutputs < 0 || (ninputs && !inputs) || (noutputs && !outputs)) {
+        objrt_set_last_error("%s: bad tensor lists", who);
+        f = NULL;
+    }
+    return f;
+}
+
+static int aot_result(const char *name, int rc)
+{
+    if (rc != 0 && !objrt_last_error()[0])
+        objrt_set_last_error("%s returned %d", name, rc);
+    return rc;
+}
+
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
                   DLTensor *const *outputs, int noutputs)
 {
-    rt_module *m = objrt_tvm_module(unit);
-    bool refused = false;
-    rt_func *f = m && name ? rt_module_lookup(m, name, &refused) : NULL;
+    rt_func *f = aot_entry_of("objrt_aot_run", unit, name, inputs, ninputs, outputs, noutputs);
     void **ptrs;
     int rc;
-    if (refused)
+    if (!f)
         return -1;
-    if (!f) {
-        objrt_set_last_error("objrt_aot_run: entry '%s' not found in the unit",
-                             name ? name : "(null)");
-        return -1;
-    }
-    if (ninputs < 0 || noutputs < 0 || (ninputs && !inputs) || (noutputs && !outputs)) {
-        objrt_set_last_error("objrt_aot_run: bad tensor lists");
-        return -1;
-    }
     /* each struct is one void * per tensor: an array of pointers has the same layout */
     if (!(ptrs = calloc((size_t)ninputs + (size_t)noutputs + 1, sizeof *ptrs))) {
         objrt_set_last_error("objrt_aot_run: out of memory");
         return -1;
     }
-    for (int i = 0; i < ninputs + noutputs; i++) {
-        DLTensor *t = i < ninputs ? inputs[i] : outputs[i - ninputs];
-        if (!t || !t->data) {
-            objrt_set_last_error("objrt_aot_run: %s %d is NULL or has no data",
-                                 i < ninputs ? "input" : "output", i < ninputs ? i : i - ninputs);
-            free(ptrs);
-            return -1;
-        }
-        ptrs[i] = (char *)t->data + t->byte_offset;
+    if (data_pointers("objrt_aot_run", inputs, ninputs, outputs, noutputs, ptrs) != 0) {
+        free(ptrs);
+        return -1;
     }
     objrt_set_last_error("%s", "");
     rc = ((aot_entry)(void (*)(void))f->fn)(ptrs, ptrs + ninputs);  /* stored as packed */
-    if (rc != 0 && !objrt_last_error()[0])
-        objrt_set_last_error("%s returned %d", name, rc);
     free(ptrs);
-    return rc;
+    return aot_result(name, rc);
+}
+
+/* A call with exactly n pointer arguments, each count its own function type (calling
+ * through a type with more parameters than the function has is undefined in C). */
+#define V1 void *
+#define V2 V1, void *
+#define V3 V2, void *
+#define V4 V3, void *
+#define V5 V4, void *
+#define V6 V5, void *
+#define V7 V6, void *
+#define V8 V7, void *
+#define V9 V8, void *
+#define V10 V9, void *
+#define V11 V10, void *
+#define V12 V11, void *
+#define V13 V12, void *
+#define V14 V13, void *
+#define V15 V14, void *
+#define V16 V15, void *
+#define P1 p[0]
+#define P2 P1, p[1]
+#define P3 P2, p[2]
+#define P4 P3, p[3]
+#define P5 P4, p[4]
+#define P6 P5, p[5]
+#define P7 P6, p[6]
+#define P8 P7, p[7]
+#define P9 P8, p[8]
+#define P10 P9, p[9]
+#define P11 P10, p[10]
+#define P12 P11, p[11]
+#define P13 P12, p[12]
+#define P14 P13, p[13]
+#define P15 P14, p[14]
+#define P16 P15, p[15]
+#define CALL_N(n) case n: return ((int32_t (*)(V##n))fn)(P##n);
+
+static int32_t call_positional(void (*fn)(void), void *const *p, int n)
+{
+    switch (n) {
+    case 0: return ((int32_t (*)(void))fn)();
+    CALL_N(1) CALL_N(2) CALL_N(3) CALL_N(4) CALL_N(5) CALL_N(6) CALL_N(7) CALL_N(8)
+    CALL_N(9) CALL_N(10) CALL_N(11) CALL_N(12) CALL_N(13) CALL_N(14) CALL_N(15) CALL_N(16)
+    }
+    return -1;
+}
+
+int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *inputs,
+                           int ninputs, DLTensor *const *outputs, int noutputs)
+{
+    const char *who = "objrt_aot_run_unpacked";
+    rt_func *f = aot_entry_of(who, unit, name, inputs, ninputs, outputs, noutputs);
+    void *ptrs[OBJRT_AOT_MAX_POSITIONAL];
+    if (!f)
+        return -1;
+    if (ninputs + noutputs > OBJRT_AOT_MAX_POSITIONAL) {
+        objrt_set_last_error("%s: %s: %d tensors, at most %d positional arguments", who, name,
+                             ninputs + noutputs, OBJRT_AOT_MAX_POSITIONAL);
+        return -1;
+    }
+    if (data_pointers(who, inputs, ninputs, outputs, noutputs, ptrs) != 0)
+        return -1;
+    objrt_set_last_error("%s", "");
+    return aot_result(name, call_positional((void (*)(void))f->fn, ptrs, ninputs + noutputs));
 }

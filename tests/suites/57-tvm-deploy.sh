@@ -19,6 +19,12 @@ export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
 expect math-libm-by-default math-native-link math-capi-hint-names-add-library \
     outdir-created-mkdir-p outdir-not-a-directory-before-running outdir-under-a-file
 expect_harness math-libm-by-default-wrong-reference-detected
+expect aot08-native-packed aot08-native-run-model aot08-packed-run-by-unit aot08-run-model-unpacked \
+    aot08-unpacked-flag aot-ambiguous-refused-naming-choices aot-ambiguous-packed-flag-runs
+expect_harness aot08-packed-run-by-unit-wrong-reference-detected \
+    aot08-run-model-unpacked-wrong-reference-detected aot08-unpacked-flag-wrong-reference-detected \
+    aot-ambiguous-packed-flag-runs-wrong-reference-detected
+[ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
 KFLAGS="-O2 -std=c11 -fPIC -Wall -Wextra -Werror -I$ROOT/include"
@@ -71,4 +77,29 @@ if [ $rc = 125 ] && grep -q -- "-o $TMP/afile: exists and is not a directory" <<
 then pass outdir-not-a-directory-before-running; else fail "outdir-not-a-directory-before-running: exit $rc: $(oneline "$out")"; fi
 expect_fail outdir-under-a-file "-o $TMP/afile/x: Not a directory" \
     $OBJRT call "$TMP/math.o" -f tvmgen_default_fused_sigmoid_tanh -o "$TMP/afile/x"
+# --- item 1: AOT entries of every release called by their own convention
+kernel aot08 aot08.c
+kernel aot08x aot08.c -DNO_MARKER
+AOTIO=("$D/a.npy" "$D/b.npy" -- output="$D/o_t.npy")
+AOTARGS=(--in "$D/a.npy" --in "$D/b.npy" --out 'output=float32[4,16]')
+native aot08 packed tvmgen_default_run "$TMP/aot08.o" "${AOTIO[@]}" && pass aot08-native-packed \
+    || fail "aot08-native-packed: the native link of the packed entry failed"
+call_ok aot08-packed-run-by-unit aot "$TMP/aot08.o" -f tvmgen_default_run "${AOTARGS[@]}"
+native aot08 unpacked tvmgen_default_run_model "$TMP/aot08.o" "${AOTIO[@]}" && pass aot08-native-run-model \
+    || fail "aot08-native-run-model: the native link of run_model failed"
+call_ok aot08-run-model-unpacked aot "$TMP/aot08.o" -f tvmgen_default_run_model "${AOTARGS[@]}"
+call_ok aot08-unpacked-flag aot "$TMP/aot08.o" --unpacked -f tvmgen_default_run_model "${AOTARGS[@]}"
+expect_fail aot-ambiguous-refused-naming-choices "cannot tell which AOT interface.*neither.*--packed.*--aot.*--unpacked" \
+    $OBJRT call "$TMP/aot08x.o" -f tvmgen_default_run "${AOTARGS[@]}"
+native aot08x packed tvmgen_default_run "$TMP/aot08x.o" "${AOTIO[@]}" >/dev/null
+call_ok aot-ambiguous-packed-flag-runs aot "$TMP/aot08x.o" --packed -f tvmgen_default_run "${AOTARGS[@]}"
+
+# --- a fatal signal in a kernel: objrt run's report, and the signal's status
+if [ -z "$SAN" ]; then
+    kernel crash crash_kernel.c -g
+    out=$($OBJRT call "$TMP/crash.o" -f faulting_kernel -o "$TMP" 2>&1); rc=$?
+    grep -Eq '^objrt: SIGSEGV at .*crash.o:faulting_kernel\+0x[0-9a-f]+' <<<"$out" && pass crash-in-kernel-reported \
+        || fail "crash-in-kernel-reported: $(oneline "$out")"
+    [ $rc = 139 ] && pass crash-in-kernel-signal-status || fail "crash-in-kernel-signal-status: exit $rc, expected 139"
+fi
 exit 0

@@ -16,7 +16,8 @@ import numpy as np
 def inputs(d):
     r = np.random.default_rng(25)
     f32 = lambda *s: ((r.random(s, dtype=np.float32) - 0.5) * 8).astype(np.float32)
-    arrays = {"x": f32(1000), "y_t": np.zeros(1000, np.float32)}
+    arrays = {"x": f32(1000), "y_t": np.zeros(1000, np.float32), "a": f32(4, 16),
+              "b": f32(4, 16), "o_t": np.zeros((4, 16), np.float32)}
     for k, v in arrays.items():
         np.save(os.path.join(d, k + ".npy"), v)
 
@@ -27,6 +28,9 @@ def expected(d, case):
     if case == "math":
         x = ld("x")
         return [("y", 1 / (1 + np.exp(-x)) + np.round(np.tanh(x) * 8), False)]
+    if case == "aot":
+        a, b = ld("a"), ld("b")
+        return [("output", np.maximum(a * b + a, 0), True)]
     raise SystemExit("ref.py: unknown case %s" % case)
 
 
