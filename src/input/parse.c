@@ -23,6 +23,66 @@ static bool in_file(uint64_t off, uint64_t len, size_t size)
     return off <= size && len <= size - off;
 }
 
+/* What an e_machine is called, for messages about objects built for another one. */
+static const char *machine_name(uint16_t m)
+{
+    switch (m) {
+    case EM_X86_64:  return "x86_64";
+    case EM_AARCH64: return "AArch64";
+    case EM_386:     return "i386 (32-bit x86)";
+    case EM_ARM:     return "32-bit ARM";
+    case EM_RISCV:   return "RISC-V";
+    case EM_PPC64:   return "PowerPC64";
+    case EM_PPC:     return "PowerPC";
+    case EM_S390:    return "s390";
+    case EM_MIPS:    return "MIPS";
+    case EM_LOONGARCH: return "LoongArch";
+    default:         return "an unknown machine";
+    }
+}
+
+/* An ET_DYN file with a PT_INTERP header: a position-independent executable. */
+static bool has_interp(const uint8_t *d, size_t size)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        !in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), size))
+        return false;
+    for (size_t i = 0; i < eh->e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, d + eh->e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_INTERP)
+            return true;
+    }
+    return false;
+}
+
+/* An ELF file that is not a relocatable object: say what it is and what to do instead. */
+static int not_relocatable(objrt_link *l, const char *name, const uint8_t *d, size_t size)
+{
+    uint16_t type = ((const Elf64_Ehdr *)d)->e_type;
+    if (type == ET_DYN && has_interp(d, size))
+        type = ET_EXEC;
+    switch (type) {
+    case ET_DYN:
+        return objrt_fail(l->ctx, "%s: a shared library (ELF type ET_DYN), not a relocatable object (.o): open a library "
+                          "with dlopen, or make its symbols available to a unit with "
+                          "objrt_add_library (objrt run: -l LIB); objrt loads the .o files "
+                          "(gcc -c) or .a archives it is built from", name);
+    case ET_EXEC:
+        return objrt_fail(l->ctx, "%s: an executable (ELF type %s), not a relocatable "
+                          "object (.o): objrt loads the .o files (gcc -c) or .a archives it is "
+                          "built from", name, ((const Elf64_Ehdr *)d)->e_type == ET_DYN ? "ET_DYN, "
+                          "position-independent" : "ET_EXEC");
+    case ET_CORE:
+        return objrt_fail(l->ctx, "%s: a core dump (ELF type ET_CORE), not a relocatable "
+                          "object (.o)", name);
+    default:
+        return objrt_fail(l->ctx, "%s: ELF type %u is not a relocatable object (ET_REL)",
+                          name, (unsigned)type);
+    }
+}
+
 static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_t size)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
@@ -32,16 +92,25 @@ static int check_header(objrt_link *l, const char *name, const uint8_t *d, size_
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
         return objrt_lto_check_bytes(l, name, d, size) ? -1
                : objrt_fail(l->ctx, "%s: not an ELF object or ar archive", name);
+    /* e_type and e_machine sit at the same offsets in a 32-bit header */
+    if (eh->e_ident[EI_CLASS] == ELFCLASS32)
+        return objrt_fail(l->ctx, "%s: a 32-bit ELF object (ELFCLASS32, %s): objrt loads "
+                          "64-bit objects only (x86_64, AArch64); compile it without -m32, "
+                          "for this machine", name, machine_name(eh->e_machine));
     if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
-        return objrt_fail(l->ctx, "%s: not a 64-bit little-endian ELF object", name);
+        return objrt_fail(l->ctx, "%s: not a 64-bit little-endian ELF object%s", name,
+                          eh->e_ident[EI_DATA] == ELFDATA2MSB ? " (it is big-endian)" : "");
     if (eh->e_type != ET_REL)
-        return objrt_fail(l->ctx, "%s: ELF type %u is not a relocatable object (ET_REL)",
-                          name, eh->e_type);
+        return not_relocatable(l, name, d, size);
     if (!l->arch && !(l->arch = objrt_arch_for_machine(eh->e_machine)))
-        return objrt_fail(l->ctx, "%s: machine %u is not supported", name, eh->e_machine);
+        return objrt_fail(l->ctx, "%s: an object for %s (machine %u): objrt supports x86_64 "
+                          "and AArch64", name, machine_name(eh->e_machine), eh->e_machine);
     if (eh->e_machine != l->arch->machine)
-        return objrt_fail(l->ctx, "%s: machine %u is not %s", name, eh->e_machine,
-                          l->arch->name);
+        return objrt_fail(l->ctx, "%s: an object for %s (machine %u), but this unit is %s: "
+                          "compile it for %s; an object runs under an objrt built for its "
+                          "machine (an AArch64 one on AArch64, or under qemu-aarch64)", name,
+                          machine_name(eh->e_machine), eh->e_machine,
+                          machine_name(l->arch->machine), machine_name(l->arch->machine));
     if (eh->e_shentsize != sizeof(Elf64_Shdr))
         return objrt_fail(l->ctx, "%s: section header size %u, expected %zu", name,
                           eh->e_shentsize, sizeof(Elf64_Shdr));

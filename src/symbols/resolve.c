@@ -224,47 +224,146 @@ static bool bind_special(const objrt_link *l, objrt_gsym *g)
 
 #define UNDEF_LISTED 20        /* as many as an error names; the rest are counted */
 
+/* ---- the undefined-symbol error: names demangled, hints that name the fix ------------ */
+
+typedef char *demangle_fn(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn *cxa_demangle;
+static void *libstdcxx;
+static pthread_once_t cxx_once = PTHREAD_ONCE_INIT;
+
+/* libstdc++ is asked on this error path only: for abi::__cxa_demangle (the host's own, if
+ * it links libstdc++) and for whether a name is the C++ runtime's. It stays loaded once
+ * opened: the demangler may be used again, and libstdc++ is not made to be unloaded. */
+static void open_libstdcxx(void)
+{
+    libstdcxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!f && libstdcxx)
+        f = dlsym(libstdcxx, "__cxa_demangle");
+    *(void **)&cxa_demangle = f;
+}
+
+/* The demangled form of a C++ name (malloc'd), or NULL: not a C++ name, or no demangler. */
+static char *demangle(const char *name)
+{
+    if (strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    pthread_once(&cxx_once, open_libstdcxx);
+    int status = -1;
+    char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
+    if (status != 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* True when the library opened as `soname` (RTLD_NOLOAD: already loaded; else opened here)
+ * itself defines `name`, not one of its dependencies (libstdc++ pulls in libm and libc). */
+static bool library_defines(void *h, const char *soname, const char *name)
+{
+    void *a = h ? dlsym(h, name) : NULL;
+    Dl_info di;
+    return a && dladdr(a, &di) && di.dli_fname && strstr(di.dli_fname, soname);
+}
+
 /* True when libm defines `name`: the usual cause is a host linked without -lm, or with
  * -lm that --as-needed dropped. Asked of libm itself, only on this error path. */
 static bool libm_defines(const char *name)
 {
     void *m = dlopen("libm.so.6", RTLD_LAZY | RTLD_LOCAL);
-    bool found = m && dlsym(m, name);
+    bool found = library_defines(m, "libm.so", name);
     if (m)
         dlclose(m);
     return found;
 }
 
+/* True when libstdc++ defines `name`: a C++ unit in a host that does not link libstdc++
+ * (a C host, or g++'s --as-needed dropping it from a host that uses none of it). */
+static bool libstdcxx_defines(const char *name)
+{
+    pthread_once(&cxx_once, open_libstdcxx);
+    return library_defines(libstdcxx, "libstdc++.so", name);
+}
+
+#define HINT_NAME 256     /* a hint shows at most this much of a name: room for the others */
+
+/* One "hint:" line for each kind of fix the listed names need, at most once each. */
+static size_t undefined_hints(char *out, size_t size, const char **names, size_t n)
+{
+    size_t at = 0;
+    bool cxx = false, m = false, host = false;
+    for (size_t i = 0; i < n && at < size; i++) {
+        char e[HINT_NAME];
+        const char *nm = objrt_escape(names[i], e, sizeof e);
+        int w = 0;
+        if (libm_defines(names[i])) {
+            if (!m)
+                w = snprintf(out + at, size - at, "\nhint: '%s' is libm's: objrt_add_library(ctx, "
+                             "\"m\") before the load (objrt run: -l m)", nm);
+            m = true;
+        } else if (libstdcxx_defines(names[i])) {
+            char *d = cxx ? NULL : demangle(names[i]);
+            if (!cxx)
+                w = snprintf(out + at, size - at, "\nhint: '%s' is the C++ runtime's (libstdc++): "
+                             "objrt_add_library(ctx, \"stdc++\") before the load (objrt run: "
+                             "-l stdc++), or link the host with -lstdc++ (g++ drops it with "
+                             "--as-needed when the host itself uses none of it)",
+                             d ? objrt_escape(d, e, sizeof e) : nm);
+            free(d);
+            cxx = true;
+        } else {
+            if (!host)
+                w = snprintf(out + at, size - at, "\nhint: nothing loaded defines '%s': if the "
+                             "host program is to provide it, link the host with -rdynamic (or "
+                             "-Wl,--export-dynamic-symbol=NAME) or give it with objrt_define(ctx, "
+                             "\"%s\", address); else add the object or library (-l LIB) that "
+                             "defines it", nm, nm);
+            host = true;
+        }
+        at += w < 0 ? 0 : (size_t)w;
+    }
+    return at < size ? at : size - 1;
+}
+
 /* Every strong reference nothing defines, in one error as ld reports them: one line each
- * ("file: undefined symbol 'name'", the first file that references it), at most
- * UNDEF_LISTED, then how many more. */
+ * ("file: undefined symbol 'name'", the first file that references it; a C++ name
+ * demangled, with the mangled one after it for grep), at most UNDEF_LISTED, then how many
+ * more, then the hints (room kept for them: the list is what gets cut). */
 static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
 {
-    char msg[4096];
-    size_t at = 0;
-    for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++) {
+    char msg[4096], hints[1536];
+    const char *names[UNDEF_LISTED];
+    size_t listed = n < UNDEF_LISTED ? n : UNDEF_LISTED;
+    for (size_t i = 0; i < listed; i++)
+        names[i] = l->gsyms[g[i]].name;
+    size_t nh = undefined_hints(hints, sizeof hints, names, listed);
+    size_t room = sizeof msg - nh - 64, at = 0, shown = 0;     /* 64: the "and N more" line */
+    for (size_t i = 0; i < listed; i++, shown++) {
         bool dropped;
         char efile[OBJRT_ESC_MAX], ename[OBJRT_ESC_MAX];
         const char *file = first_referrer(l, g[i], &dropped);
-        int w = snprintf(msg + at, sizeof msg - at, "%s%s: undefined symbol '%s'%s", i ? "\n" : "",
+        char *d = demangle(names[i]);
+        char edem[OBJRT_ESC_MAX];
+        int w = snprintf(msg + at, room - at, "%s%s: undefined symbol '%s'%s%s%s%s", i ? "\n" : "",
                          objrt_escape(file, efile, sizeof efile),
-                         objrt_escape(l->gsyms[g[i]].name, ename, sizeof ename),
-                         dropped ? " (defined there only in a duplicate COMDAT group, which "
-                         "was dropped)" : "");
-        at += w < 0 ? 0 : (size_t)w;
-    }
-    if (n > UNDEF_LISTED && at < sizeof msg) {
-        int w = snprintf(msg + at, sizeof msg - at, "\nand %zu more undefined symbols",
-                         n - UNDEF_LISTED);
-        at += w < 0 ? 0 : (size_t)w;
-    }
-    for (size_t i = 0; i < n && i < UNDEF_LISTED && at < sizeof msg; i++)
-        if (libm_defines(l->gsyms[g[i]].name)) {
-            snprintf(msg + at, sizeof msg - at, "\nhint: '%s' is libm's: objrt_add_library(ctx, "
-                     "\"m\") before the load (objrt run: -l m)", l->gsyms[g[i]].name);
+                         d ? objrt_escape(d, edem, sizeof edem) : objrt_escape(names[i], ename, sizeof ename),
+                         d ? " (" : "", d ? objrt_escape(names[i], ename, sizeof ename) : "",
+                         d ? ")" : "", dropped ? " (defined there only in a duplicate COMDAT "
+                         "group, which was dropped)" : "");
+        free(d);
+        if (w < 0 || (size_t)w >= room - at) {    /* cut at the room: the rest are counted */
+            at = room - 1;
+            shown++;
             break;
         }
-    return objrt_fail_lines(l->ctx, msg);  /* one line per symbol, each escaped */
+        at += (size_t)w;
+    }
+    if (n > shown)
+        at += (size_t)snprintf(msg + at, sizeof msg - at, "\nand %zu more undefined symbols",
+                               n - shown);
+    snprintf(msg + at, sizeof msg - at, "%s", hints);
+    return objrt_fail_lines(l->ctx, msg);  /* one line per symbol and hint, each escaped */
 }
 
 /* Binds what the unit leaves undefined. Before the last pass (`final` false) a strong

@@ -3,6 +3,9 @@
 # thread-local data or was run with --export-dynamic: glibc lists objrt's in-memory image
 # in the link map, gdb opens that name in its own process and must find the same image
 # there (a /proc/self name would be one of gdb's own pipes, and gdb would block forever).
+# Undefined names: C++ ones demangled (the mangled name kept), hints that name the fix
+# (libstdc++, libm, -rdynamic / objrt_define). Files that are not a unit objrt loads (a
+# shared library, an executable, another machine's object, a 32-bit one) named as such.
 # Configs: x86_64: and aarch64: (gdb-multiarch on qemu's gdb server).
 # suite-timeout: 900
 set -u
@@ -14,6 +17,11 @@ case "$TARGET:$SAN" in
 esac
 
 expect gdb-tls-unit-link-map-name-opens gdb-export-dynamic-unit-link-map-name-opens
+expect undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx \
+    undefined-cxx-runs-with-l-stdcxx undefined-callback-hint-rdynamic-objrt-define \
+    undefined-libm-hint-is-libm undefined-c-name-not-demangled
+expect input-shared-library-named input-executable-named input-pie-executable-named \
+    input-other-machine-named input-32-bit-named input-own-machine-runs
 
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 SRC=$ROOT/tests/host
@@ -84,4 +92,90 @@ else
     fixture plain_unit -g -O0 &&
         gdb_link_map gdb-export-dynamic-unit-link-map-name-opens plain_unit --export-dynamic
 fi
+
+# ---- undefined names --------------------------------------------------------------------
+GXX=${GCC%gcc}g++
+# undef_run CASE FIXTURE: objrt run's message for the unit, in $TMP/CASE.err (status 125).
+undef_run() {
+    # shellcheck disable=SC2086
+    $OBJRT run "$FX/$2.o" >/dev/null 2>"$TMP/$1.err"; local rc=$?
+    [ $rc -eq 125 ] || { fail "$1: objrt run exited $rc, expected 125 (undefined symbols): $(oneline "$(cat "$TMP/$1.err")")"; return 1; }
+}
+# has CASE FILE FIXED-STRING...: PASS when FILE has each string, else FAIL quoting it.
+has() {
+    local name=$1 file=$2 s; shift 2
+    for s in "$@"; do
+        grep -qF -- "$s" "$file" || { fail "$name: no '$s' in: $(oneline "$(cat "$file")")"; return; }
+    done
+    pass "$name"
+}
+if $GXX -O2 -c "$SRC/fixtures/cxx_unit.cc" -o "$FX/cxx_unit.o" 2>"$FX/cxx.err"; then
+    if undef_run undefined-cxx-demangled-mangled-kept cxx_unit; then
+        has undefined-cxx-demangled-mangled-kept "$TMP/undefined-cxx-demangled-mangled-kept.err" \
+            "cxx_unit.o: undefined symbol 'std::ostream::flush()' (_ZNSo5flushEv)" \
+            "undefined symbol 'std::cout' (_ZSt4cout)"
+        has undefined-cxx-hint-names-libstdcxx "$TMP/undefined-cxx-demangled-mangled-kept.err" \
+            "C++ runtime's (libstdc++)" 'objrt_add_library(ctx, "stdc++")' "-l stdc++"
+    else
+        fail "undefined-cxx-hint-names-libstdcxx: no message to read"
+    fi
+    # The fix the hint names works: the same output as the program linked natively.
+    if $GXX "$FX/cxx_unit.o" -o "$FX/cxx_native" 2>"$FX/cxx.err"; then
+        # shellcheck disable=SC2086
+        want=$($RUN "$FX/cxx_native"); got=$($OBJRT run -l stdc++ "$FX/cxx_unit.o" 2>&1); rc=$?
+        if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
+            pass "undefined-cxx-runs-with-l-stdcxx"
+        else
+            fail "undefined-cxx-runs-with-l-stdcxx: status $rc, '$(oneline "$got")', native '$want'"
+        fi
+    else
+        fail "undefined-cxx-runs-with-l-stdcxx: native link: $(oneline "$(cat "$FX/cxx.err")")"
+    fi
+else
+    for c in undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx undefined-cxx-runs-with-l-stdcxx; do
+        fail "$c: $GXX: $(oneline "$(cat "$FX/cxx.err")")"
+    done
+fi
+if fixture callback_unit -O2 && undef_run undefined-callback-hint-rdynamic-objrt-define callback_unit; then
+    E=$TMP/undefined-callback-hint-rdynamic-objrt-define.err
+    has undefined-callback-hint-rdynamic-objrt-define "$E" "nothing loaded defines 'host_callback'" \
+        "-rdynamic" 'objrt_define(ctx, "host_callback", address)'
+    # Negative control: a C name is shown as it is, with nothing demangled after it.
+    if grep -Eqx "objrt: .*/callback_unit\.o: undefined symbol 'host_callback'" "$E"; then
+        pass "undefined-c-name-not-demangled"
+    else
+        fail "undefined-c-name-not-demangled: $(oneline "$(cat "$E")")"
+    fi
+fi
+# libstdc++ links libm: a libm name must be libm's, not the C++ runtime's.
+if fixture libm_unit -O2 && undef_run undefined-libm-hint-is-libm libm_unit; then
+    E=$TMP/undefined-libm-hint-is-libm.err
+    if grep -qF "hint: 'lgamma' is libm's" "$E" && ! grep -q "C++ runtime" "$E"; then
+        pass "undefined-libm-hint-is-libm"
+    else
+        fail "undefined-libm-hint-is-libm: $(oneline "$(cat "$E")")"
+    fi
+fi
+
+# ---- files that are not a unit objrt loads ------------------------------------------------
+OTHER=aarch64-linux-gnu-gcc OTHERNAME=AArch64 OWNNAME=x86_64
+[ "$TARGET" = aarch64 ] && { OTHER=gcc; OTHERNAME=x86_64; OWNNAME=AArch64; }
+S=$SRC/fixtures/small.c
+$GCC -O2 -c "$S" -o "$FX/small.o" && check input-own-machine-runs $OBJRT run "$FX/small.o"
+$GCC -O2 -shared -fPIC "$S" -o "$FX/libsmall.so" &&
+    expect_fail input-shared-library-named "libsmall.so: a shared library \(ELF type ET_DYN\), not a relocatable object.*dlopen.*-l LIB" \
+        $OBJRT run "$FX/libsmall.so"
+$GCC -O2 -no-pie "$S" -o "$FX/small-exe" &&
+    expect_fail input-executable-named "small-exe: an executable \(ELF type ET_EXEC\).*gcc -c" \
+        $OBJRT run "$FX/small-exe"
+$GCC -O2 -pie -fPIE "$S" -o "$FX/small-pie" &&
+    expect_fail input-pie-executable-named "small-pie: an executable \(ELF type ET_DYN, position-independent\)" \
+        $OBJRT run "$FX/small-pie"
+$OTHER -O2 -c "$S" -o "$FX/other.o" &&
+    expect_fail input-other-machine-named "other.o: an object for $OTHERNAME \(machine [0-9]+\), but this unit is $OWNNAME: compile it for $OWNNAME" \
+        $OBJRT run "$FX/other.o"
+# A 32-bit object from the assembler (no 32-bit C library needed).
+printf '.text\n.globl main\nmain: ret\n' | as --32 -o "$FX/small32.o" &&
+    expect_fail input-32-bit-named "small32.o: a 32-bit ELF object \(ELFCLASS32, i386.*64-bit objects only" \
+        $OBJRT run "$FX/small32.o"
 exit 0
