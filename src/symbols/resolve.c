@@ -282,6 +282,11 @@ static bool libm_defines(const char *name)
  * (a C host, or g++'s --as-needed dropping it from a host that uses none of it). */
 static bool libstdcxx_defines(const char *name)
 {
+    /* Only names that can be its: C++ ones and its C-linkage ABI entries. A C host with a
+     * C unit never gets libstdc++ opened into it. */
+    if (strncmp(name, "_Z", 2) != 0 && strncmp(name, "__cxa_", 6) != 0 &&
+        strncmp(name, "__gxx_", 6) != 0)
+        return false;
     pthread_once(&cxx_once, open_libstdcxx);
     return library_defines(libstdcxx, "libstdc++.so", name);
 }
