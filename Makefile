@@ -34,7 +34,7 @@ SONAME  := libobjrt.so.$(firstword $(subst ., ,$(VERSION)))
 
 # The loader's folders, bottom layer first (docs/layers.md: a folder includes and calls only
 # folders before it in this list).
-LOADER_DIRS := base arch input symbols sites layout finish debug loader
+LOADER_DIRS := base arch input symbols sites layout debug finish loader
 LOADER_SRC  := $(foreach d,$(LOADER_DIRS),$(wildcard src/$d/*.c))
 RUNTIME_SRC := $(wildcard src/runtime/*.c)
 LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)

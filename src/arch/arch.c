@@ -3,7 +3,6 @@
 #include <stddef.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
 
 const struct objrt_arch *objrt_arch_for_machine(uint16_t machine)
 {

@@ -118,10 +118,13 @@ static inline const objrt_howto *objrt_howto_of(const struct objrt_arch *a, uint
     return type < a->nhowtos && a->howtos[type].name ? &a->howtos[type] : NULL;
 }
 
+typedef struct objrt_arch objrt_arch;
 extern const struct objrt_arch objrt_arch_x86_64;
 extern const struct objrt_arch objrt_arch_aarch64;
 
 const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
+/* The architecture whose code this process can run. */
+const struct objrt_arch *objrt_host_arch(void);
 
 /* Page arithmetic, for any power-of-two page: the plan's granule, the system page, or the
  * 4 KiB page of ADRP, which is 4 KiB whatever the OS page size. */

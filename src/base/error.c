@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "loader/internal.h"
+#include "base/context.h"
 
 #define ERR_MIN 1024
 #define ERR_MAX 4096

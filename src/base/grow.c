@@ -2,7 +2,7 @@
  * array, the product never overflowing, the array and *cap untouched on failure. */
 #include <stdlib.h>
 
-#include "loader/internal.h"
+#include "base/context.h"
 
 void *objrt_grow(objrt_ctx *ctx, void *arr, size_t *cap, size_t need, size_t elem, size_t first)
 {

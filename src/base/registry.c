@@ -4,7 +4,7 @@
  * A context's lookups walk its own units in it; objrt_dso_handle_of() (atexit from loaded
  * code, on any thread) walks all of them. Its lock nests inside a context's lock.
  */
-#include "loader/internal.h"
+#include "base/context.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unit *newest;

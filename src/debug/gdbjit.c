@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "debug/unitinfo.h"
+#include "input/input.h"
 
 enum { JIT_NOACTION, JIT_REGISTER, JIT_UNREGISTER };
 

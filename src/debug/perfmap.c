@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "base/escape.h"
-#include "loader/internal.h"
+#include "debug/unitinfo.h"
+#include "symbols/symbols.h"
 
 static FILE *open_map(void)
 {

@@ -9,7 +9,7 @@
 #ifndef OBJRT_UNITINFO_H
 #define OBJRT_UNITINFO_H
 
-#include "loader/internal.h"
+#include "base/link.h"
 
 struct objrt_jit_entry;
 
@@ -70,5 +70,10 @@ void objrt_gdbjit_unregister(objrt_unitinfo *info);
 const objrt_unitinfo *objrt_unitinfo_find_unlocked(const objrt_ctx *ctx, uintptr_t addr);
 /* Fill a public objrt_location from a unit info; no allocation, no lock. */
 void objrt_unitinfo_describe(const objrt_unitinfo *ui, uintptr_t addr, objrt_location *out);
+
+/* gdbjit.c: the kept image block goes back to malloc (end of a load, objrt_free). */
+void objrt_gdbjit_spare_release(objrt_ctx *ctx);
+/* perfmap.c: with OBJRT_PERF_MAP=1, the unit's functions for `perf`. */
+void objrt_perfmap_write(const objrt_link *l);
 
 #endif

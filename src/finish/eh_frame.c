@@ -29,7 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
+#include "debug/unitinfo.h"
 
 enum {
     PE_OMIT = 0xff, PE_INDIRECT = 0x80, PE_APP = 0x70, PE_PCREL = 0x10, PE_FORM = 0x0f,

@@ -16,7 +16,11 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
+#include "debug/unitinfo.h"
 
 static uint32_t sysv_hash(const char *name)
 {

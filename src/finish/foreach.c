@@ -1,5 +1,9 @@
 /* foreach.c - objrt_unit_foreach_sym: walk the table objrt_unit_sym() searches. */
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
+#include "debug/unitinfo.h"
 
 int objrt_unit_foreach_sym(objrt_unit *u, objrt_sym_visitor fn, void *data)
 {

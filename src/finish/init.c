@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
+#include "debug/unitinfo.h"
 
 enum { GROUP_INIT, GROUP_FINI, GROUP_NONE };
 

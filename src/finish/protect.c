@@ -13,7 +13,12 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "symbols/lookup.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
+#include "debug/unitinfo.h"
 
 typedef void (*frame_fn)(const void *);
 static frame_fn register_frame, deregister_frame;

@@ -10,9 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "symbols/comdat.h"
+#include "debug/unitinfo.h"
 #include "sites/sites.h"
-#include "debug/reach.h"
+#include "sites/reach.h"
 
 static uint64_t page_of(uint64_t a) { return objrt_page_down(a, OBJRT_ADRP_PAGE); }
 

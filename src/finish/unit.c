@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "loader/internal.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
 #include "debug/unitinfo.h"
 #include "rt_hooks.h"
 

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "input/input.h"
 
 #define AR_MAGIC "!<arch>\n"
 #define AR_HDR 60

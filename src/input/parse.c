@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "input/input.h"
 
 static bool is_pow2_or_zero(uint64_t v) { return (v & (v - 1)) == 0; }
 

@@ -27,7 +27,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
 
 #define GRANULE 64u
 #define BLOCK_PAGES 256u                /* 1 MiB of 4 KiB pages, 16 MiB of 64 KiB pages */

@@ -21,7 +21,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
 
 void objrt_memdso_ehdr(uint8_t *buf, uint16_t machine, size_t nphdr)
 {

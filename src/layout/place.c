@@ -18,7 +18,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
 
 #define MIN_ADDR ((uint64_t)1 << 20)    /* stay clear of the NULL page region */
 

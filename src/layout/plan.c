@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "symbols/comdat.h"
 #include "sites/sites.h"
 
 static bool is_eh_frame(const objrt_obj *o, size_t i)
@@ -620,8 +622,6 @@ static int lay_out(objrt_link *l, bool packed)
     }
     if (p->total == 0)
         p->total = p->page;                 /* a unit always has an address (__dso_handle) */
-    if (objrt_init_arrays_check(l))         /* the same shapes for a load and `layout` */
-        return -1;
     p->nstub_blocks = 0;
     publish_offsets(l);
     p->win_lo = p->page;                    /* never at address 0 */

@@ -31,7 +31,9 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "sites/sites.h"
 
 #define MAX_TLS_ALIGN ((uint64_t)1 << 16)
 /* glibc aborts the process when it cannot allocate a thread's block: refuse absurd sizes */

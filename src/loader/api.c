@@ -1,12 +1,18 @@
 /*
  * api.c - the public entry points (objrt.h): argument checks and the context's lock around
- * the room that does the work (pipeline.c, libsearch.c, registry.c, symbols.c).
+ * the code that does the work (pipeline.c, libsearch.c, registry.c, symbols.c).
  */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "loader/pipeline.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
+#include "input/input.h"
+#include "arch/arch.h"
 #include "debug/unitinfo.h"
 
 objrt_ctx *objrt_new(void)

@@ -20,7 +20,13 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "loader/internal.h"
+#include "loader/pipeline.h"
+#include "finish/finish.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
+#include "input/input.h"
+#include "arch/arch.h"
 #include "debug/unitinfo.h"
 #include "rt_hooks.h"
 
@@ -72,7 +78,8 @@ static int run_stage(objrt_link *l, enum objrt_stage s, objrt_unit **u)
     switch (s) {
     case OBJRT_RESOLVE:  return objrt_resolve(l);
     case OBJRT_INTERPOSE: return objrt_interpose(l);
-    case OBJRT_PLAN:     return objrt_plan_layout(l);
+    case OBJRT_PLAN:                        /* the arrays' check: for `layout` too */
+        return objrt_plan_layout(l) ? -1 : objrt_init_arrays_check(l);
     case OBJRT_PLACE:    return objrt_place(l);
     case OBJRT_TLS:      return l->dry_run ? 0 : objrt_tls_load(l);   /* layout: no module */
     case OBJRT_RELOCATE: return objrt_relocate(l);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "sites/sites.h"
 
 int objrt_site_fail(objrt_link *l, objrt_site site, const char *what, const uint64_t *value)
 {

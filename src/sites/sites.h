@@ -9,7 +9,49 @@
 #ifndef OBJRT_SITES_H
 #define OBJRT_SITES_H
 
-#include "loader/internal.h"
+#include "arch/arch.h"
+#include "base/link.h"
+#include "symbols/symbols.h"
+
+/* ---- relocation sites (sites.c) ---- */
+typedef struct objrt_site {     /* one relocation of the unit, in the psABI's notation */
+    const objrt_obj *o;
+    size_t target;              /* the section it patches */
+    const Elf64_Rela *r;
+    uint32_t type;
+    size_t sym;
+    const objrt_howto *h;       /* NULL: a type the architecture does not know */
+    uint64_t S, P;              /* S: filled by whoever asks objrt_sym_addr */
+    int64_t A;
+    bool fixed;                 /* S is absolute (host, ABS, undefined weak) */
+} objrt_site;
+
+typedef int (*objrt_site_fn)(objrt_link *l, objrt_site *s);
+typedef struct objrt_rela_sec { /* what the walk knows of the section being patched */
+    const objrt_obj *o;
+    size_t target;              /* its index */
+    uint64_t addr, size;        /* where it is placed (base + offset) and its size */
+    bool nobits;
+    size_t dropped_below;       /* symbols below this index may lie in a dropped COMDAT
+                                   group (comdat.c): left to the full path */
+    const uint8_t *symf;        /* o's answers (symbols.c) */
+    const uint64_t *symv;
+    int64_t write_delta;        /* objrt_write_at(P) - P, the same for the whole section */
+    const objrt_howto *howtos;  /* the architecture's table, held in registers */
+    uint32_t nhowtos;
+} objrt_rela_sec;
+/* A pass's fast path for the common relocation: true when it handled relocation r of
+ * section w completely, false to have the walk build the site and call the pass's full
+ * objrt_site_fn instead (which also reports every error). */
+typedef bool (*objrt_site_fast_fn)(objrt_link *l, const objrt_rela_sec *w, const Elf64_Rela *r);
+/* objrt_sites_each(l, fast, fn) - sites.h, inline so each pass's loop calls both directly;
+ * returns the number of sites walked, or -1 when fn failed. */
+/* "file: section S+off: relocation R_X against 'sym': what" ("relocation unknown (type N)"
+ * for a type the backend does not know), plus the value, target and place when `value`
+ * is given. Returns -1. The site comes by value: the walks' own site then never has its
+ * address taken, which lets the compiler keep more of it in registers (only a failing
+ * relocation pays for the copy; docs/perf-history.md). */
+int objrt_site_fail(objrt_link *l, objrt_site s, const char *what, const uint64_t *value);
 
 /* The table entry of relocation r's type for the fast paths, or NULL past the table. An
  * unknown type inside it has an empty entry, whose `direct` is false: the fast paths test

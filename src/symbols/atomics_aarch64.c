@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 
 #if defined(__aarch64__)
 

@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 
 int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
 int __cxa_at_quick_exit(void (*fn)(void), void *dso);

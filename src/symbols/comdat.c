@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/comdat.h"
+#include "symbols/lookup.h"
 
 #define SHT_X86_64_UNWIND_TYPE 0x70000001
 

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 #include "rt_hooks.h"
 
 /* ---- are the context's answers still the process's? ---- */
@@ -242,6 +243,19 @@ void *objrt_libgcc_s(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, open_libgcc_s);
     return libgcc_s;
+}
+
+/* What objrt_sym() sees: loaded units of ctx (newest first), then objrt_define()d names. */
+static void *defined_lookup(objrt_ctx *ctx, const objrt_strkey *name)
+{
+    uint32_t i = objrt_strmap_find(&ctx->defined, name);
+    return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
+}
+
+void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name)
+{
+    void *p = objrt_units_lookup(ctx, name);
+    return p ? p : defined_lookup(ctx, name);
 }
 
 /* The resolution order outside the unit (called with ctx->lock held). The compiler's

@@ -6,7 +6,8 @@
  * global is the one every later module uses, so state kept in such a global (numba's
  * environment pointers) is shared instead of silently duplicated.
  */
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 
 /* Runs after resolve (every symbol bound), before the plan allocates commons. */
 int objrt_interpose(objrt_link *l)

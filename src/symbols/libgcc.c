@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 
 #ifndef OBJRT_LIBGCC_DEFAULT
 #define OBJRT_LIBGCC_DEFAULT ""

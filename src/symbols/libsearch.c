@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 #include "symbols/libsearch.h"
 
 /* ---- GNU ld scripts ---- */

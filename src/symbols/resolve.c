@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/comdat.h"
+#include "symbols/lookup.h"
 
 static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
 {

@@ -1,8 +1,7 @@
 /*
  * symbols.c - the symbol model every stage shares: the unit's global symbol table, what a
- * symbol's address is and what kind of target it is, the identity of a GOT slot or stub
- * target, and what the context's loaded units and objrt_define() say of a name (the host's
- * libraries are host.c's).
+ * symbol's address is and what kind of target it is, and the identity of a GOT slot or
+ * stub target (names outside the unit are host.c's).
  *
  * The stages ask; only resolve.c decides what a global symbol is bound to, and only
  * plan.c says where the unit's own definitions go.
@@ -10,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
 
 /* ---- the global symbol table of the unit being linked ---- */
 
@@ -139,18 +139,4 @@ uint64_t objrt_sym_key_addr(const objrt_link *l, objrt_slotkey k)
         objrt_sym_addr(l, l->objs[k.id >> 32], (uint32_t)k.id, &a, &fixed);
     }
     return a + (uint64_t)k.addend;
-}
-
-/* ---- names outside the unit ---- */
-
-static void *defined_lookup(objrt_ctx *ctx, const objrt_strkey *name)
-{
-    uint32_t i = objrt_strmap_find(&ctx->defined, name);
-    return i == OBJRT_NONE ? NULL : ctx->defined_addr[i];
-}
-
-void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name)
-{
-    void *p = objrt_units_lookup(ctx, name);
-    return p ? p : defined_lookup(ctx, name);
 }

@@ -26,14 +26,14 @@
  *                               true ones again
  *   hostkind-dlclose-forgets    answers planted after that are used again, and are gone
  *                               after dlclose(LIBRARY)
- * Needs the context's layout (white box: loader/internal.h).
+ * Needs the context's layout (white box: base/context.h, symbols/lookup.h).
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loader/internal.h"
+#include "symbols/lookup.h"
 #include "report.h"
 
 extern char **environ;

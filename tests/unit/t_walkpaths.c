@@ -13,7 +13,7 @@
  *                               group, offset, and the section and symbol objrt_addr_info
  *                               finds there)
  *   HARNESS NAME control-planted-byte   the comparison finds one byte changed in the copy
- * Needs the objrt_unit layout (white box: loader/internal.h).
+ * Needs the objrt_unit layout (white box: base/context.h).
  */
 #include <objrt.h>
 
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal.h"
+#include "base/context.h"
 #include "report.h"
 
 static const char *group_name[GRP_COUNT] = { "RX", "R", "RW" };

@@ -1,5 +1,5 @@
 /* reach.c - record and print how close each relocation form came to its limit. */
-#include "debug/reach.h"
+#include "sites/reach.h"
 
 void objrt_reach_note(struct objrt_reach *r, uint32_t type, const objrt_howto *h, uint64_t v)
 {

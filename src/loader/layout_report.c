@@ -8,8 +8,14 @@
 
 #include "arch/arch.h"
 #include "base/escape.h"
-#include "loader/internal.h"
-#include "debug/reach.h"
+#include "loader/pipeline.h"
+#include "finish/finish.h"
+#include "debug/unitinfo.h"
+#include "layout/layout.h"
+#include "symbols/symbols.h"
+#include "symbols/lookup.h"
+#include "input/input.h"
+#include "sites/reach.h"
 
 static const char *group_name[GRP_COUNT] = { "RX", "R", "RW" };
 

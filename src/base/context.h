@@ -1,0 +1,110 @@
+/*
+ * context.h - what outlives a load: the context (objrt_ctx), the units it loaded
+ * (objrt_unit) and the process-wide list of them (registry.c).
+ */
+#ifndef OBJRT_BASE_CONTEXT_H
+#define OBJRT_BASE_CONTEXT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "objrt.h"
+#include "base/base.h"
+
+enum objrt_group { GRP_RX, GRP_R, GRP_RW, GRP_COUNT };
+
+typedef struct objrt_chunk {    /* a packed group's piece of an arena page (arena.c) */
+    uint64_t addr, size;        /* where it runs; size in whole granules, 0: none */
+    int64_t alias_delta;        /* RX and R bytes are written at addr + alias_delta */
+} objrt_chunk;
+
+/* ---- what stays after a load (unit.c) ---- */
+typedef struct objrt_fnlist {   /* constructors or destructors, in call order */
+    uintptr_t *fn;
+    size_t n;
+} objrt_fnlist;
+
+struct objrt_unit {
+    objrt_ctx *ctx;
+    objrt_unit *prev, *next;    /* the registry's list (registry.c), newest at head */
+    uint8_t *base;              /* __dso_handle; packed: the lowest chunk */
+    size_t size;                /* the reservation; packed: from base to the highest
+                                   chunk's end, other units' chunks in between */
+    bool packed;
+    objrt_chunk chunks[GRP_COUNT];
+    uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
+    objrt_strmap syms;          /* name -> index into addrs: global definitions only */
+    uint64_t *addrs;
+    uint64_t *room;             /* bytes the loader may touch at each symbol: st_size cut at
+                                   its section's end; 0 when absolute or unsized */
+    uint8_t *type;              /* STT_* of each (STT_OBJECT for COMMON) */
+    char *names;                /* string pool owning the names in `syms` */
+    uint64_t *eh_frames;        /* registered .eh_frame addresses */
+    size_t neh;
+    objrt_fnlist dtors;
+    objrt_stats stats;
+    struct objrt_unitinfo *info; /* inputs, sections, symbols, dependencies (unitinfo.h) */
+    void *tls_module;           /* dlopen handle of the unit's TLS module, or NULL */
+    int tls_fd;                 /* the module's memfd, open while it is loaded */
+    void *export_module;        /* objrt_unit_export(): the unit's symbols, RTLD_GLOBAL */
+    int export_fd;
+};
+
+/* ---- reservations of unloaded units, kept for the next load (place.c) ---- */
+#define OBJRT_SPARES 4                          /* at most this many at once */
+#define OBJRT_SPARE_BYTES ((size_t)64 << 20)    /* and this many bytes in all */
+typedef struct objrt_spare {    /* a kept reservation (PROT_NONE, place.c) or image block
+                                   (heap, gdbjit.c); size 0: an empty slot */
+    uint8_t *base;
+    size_t size;
+} objrt_spare;
+
+/* ---- the context (api.c) ---- */
+struct objrt_ctx {
+    pthread_mutex_t lock;       /* serialises loads, unloads and lookups */
+    objrt_errbuf *errbufs;      /* error.c: one per thread that failed on this context */
+    objrt_strmap defined;       /* objrt_define(): name -> index into defined_addr */
+    void **defined_addr;
+    size_t ndefined, capdefined;
+    void **libs;                /* dlopen handles, in the order added */
+    size_t nlibs, caplibs;
+    objrt_resolver resolver;    /* objrt_set_resolver(): last word before "undefined" */
+    void *resolver_data;
+    objrt_options opt;
+    struct objrt_arena *arena;  /* arena.c: shared pages of small units, or NULL */
+    objrt_spare spares[OBJRT_SPARES];  /* place.c: reservations of unloaded units */
+    objrt_spare jit_spare;      /* gdbjit.c: an unloaded unit's image block, for the next */
+    /* host.c: answers about the host's libraries, kept while they are what they were
+     * (dl_iterate_phdr's counts host_adds and host_subs when the answers were given) */
+    objrt_keymap host_kind;     /* host address -> 1 code, 0 data */
+    objrt_strmap host_names;    /* dlsym(RTLD_DEFAULT)'s finds: name (owned copy) -> ... */
+    void **host_addr;           /* ... index of its address here */
+    size_t nhost_addr, caphost_addr;
+    unsigned long long host_adds, host_subs;
+    bool closing;               /* objrt_free: unloads return memory at once */
+};
+
+/* ---- the loaded units of the process (registry.c) ---- */
+void objrt_registry_add(objrt_unit *u);
+void objrt_registry_remove(objrt_unit *u);
+/* ctx's units, newest first: the one after `after` (NULL: the newest), or NULL. */
+objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
+bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
+void *objrt_unit_lookup(const objrt_unit *u, const char *name);
+void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
+void *objrt_dso_handle_of(const void *pc);
+
+/* Does u hold addr: its reservation, or for a packed unit one of its own chunks? */
+static inline bool objrt_unit_holds(const objrt_unit *u, uint64_t addr)
+{
+    if (!u->packed)
+        return addr >= (uintptr_t)u->base && addr - (uintptr_t)u->base < u->size;
+    for (int g = 0; g < GRP_COUNT; g++)
+        if (addr >= u->chunks[g].addr && addr - u->chunks[g].addr < u->chunks[g].size)
+            return true;
+    return false;
+}
+
+#endif
