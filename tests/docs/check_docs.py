@@ -7,6 +7,8 @@
   check_docs.py env REFERENCE DIR...     every environment variable the sources under DIR
                                          read (getenv, secure_getenv, os.environ) is named
                                          in REFERENCE
+  check_docs.py suites TABLE DIR         every suite DIR/NN-name.sh has a row "| NN-name |"
+                                         in TABLE, and every row names a suite that exists
   check_docs.py block FILE HEADING N     print the N-th fenced code block (0-based) of the
                                          section whose heading is HEADING
 
@@ -93,6 +95,13 @@ def check_env(reference, dirs):
             for n in sorted(names - ignore) if not re.search(r"\b%s\b" % n, doc)]
 
 
+def check_suites(table, suite_dir):
+    rows = set(re.findall(r"^\| (\d\d-[a-z0-9-]+) \|", open(table, encoding="utf-8").read(), re.M))
+    suites = {f[:-3] for f in os.listdir(suite_dir) if re.match(r"^\d\d-.*\.sh$", f)}
+    return (["%s: no row for suite %s" % (table, s) for s in sorted(suites - rows)] +
+            ["%s: a row for %s, which is not a suite" % (table, r) for r in sorted(rows - suites)])
+
+
 def block(path, heading, index):
     inside, in_section, blocks, cur = False, False, [], []
     for line in open(path, encoding="utf-8").read().split("\n"):
@@ -119,6 +128,8 @@ def main(argv):
         bad = check_links(argv[2:])
     elif cmd == "env" and len(argv) > 3:
         bad = check_env(argv[2], argv[3:])
+    elif cmd == "suites" and len(argv) == 4:
+        bad = check_suites(argv[2], argv[3])
     elif cmd == "block" and len(argv) == 5:
         bad = block(argv[2], argv[3], int(argv[4]))
     else:
