@@ -7,6 +7,8 @@
   check_docs.py env REFERENCE DIR...     every environment variable the sources under DIR
                                          read (getenv, secure_getenv, os.environ) is named
                                          in REFERENCE
+  check_docs.py paths SRC FILE...        every source path a FILE names in backticks
+                                         (`src/layout/plan.c`, `layout/plan.c`) exists in SRC
   check_docs.py suites TABLE DIR         every suite DIR/NN-name.sh has a row "| NN-name |"
                                          in TABLE, and every row names a suite that exists
   check_docs.py block FILE HEADING N     print the N-th fenced code block (0-based) of the
@@ -95,6 +97,21 @@ def check_env(reference, dirs):
             for n in sorted(names - ignore) if not re.search(r"\b%s\b" % n, doc)]
 
 
+SRC_PATH = re.compile(r"`((?:src/)?(?:base|arch|input|symbols|sites|layout|finish|debug|loader|"
+                      r"runtime|cli)/[\w.-]+\.[ch])`")
+
+
+def check_paths(src, files):
+    bad = []
+    for f in files:
+        for n, line in enumerate(open(f, encoding="utf-8"), 1):
+            for p in SRC_PATH.findall(line):
+                rel = p[len("src/"):] if p.startswith("src/") else p
+                if not os.path.exists(os.path.join(src, rel)):
+                    bad.append("%s:%d: names %s, which is not in the tree" % (f, n, p))
+    return bad
+
+
 def check_suites(table, suite_dir):
     rows = set(re.findall(r"^\| (\d\d-[a-z0-9-]+) \|", open(table, encoding="utf-8").read(), re.M))
     suites = {f[:-3] for f in os.listdir(suite_dir) if re.match(r"^\d\d-.*\.sh$", f)}
@@ -128,6 +145,8 @@ def main(argv):
         bad = check_links(argv[2:])
     elif cmd == "env" and len(argv) > 3:
         bad = check_env(argv[2], argv[3:])
+    elif cmd == "paths" and len(argv) > 3:
+        bad = check_paths(argv[2], argv[3:])
     elif cmd == "suites" and len(argv) == 4:
         bad = check_suites(argv[2], argv[3])
     elif cmd == "block" and len(argv) == 5:

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # 05-docs: the documentation holds what it promises. README.md is a front door of at most
 # 250 lines that names the two commands; every relative link in README.md, docs/,
-# tests/README.md and bench/README.md leads to a file that exists (and a #heading in it);
+# tests/README.md and bench/README.md leads to a file that exists (and a #heading in it),
+# and every source file they name is in the tree (docs/perf-history.md, a record of the
+# past, may name files since moved);
 # every environment variable the sources read is in docs/reference.md; every suite has its
 # row in tests/README.md; and the README's
 # C, Python, numba and TVM quick starts run as written and print what their comments say.
 # Controls: the checker catches a planted broken link and heading, a 251-line README and an
-# unlisted variable and a suite without a row; a quick start's result compared with a wrong
+# unlisted variable, a moved source file and a suite without a row; a quick start's result compared with a wrong
 # value fails.
 # x86_64 without sanitizers only: the quick starts are for the plain build.
 set -u
@@ -16,10 +18,10 @@ set -u
 PY=/usr/bin/python3
 CHK="$PY $ROOT/tests/docs/check_docs.py"
 DOCS=("$ROOT/README.md" "$ROOT"/docs/*.md "$ROOT/tests/README.md" "$ROOT/bench/README.md")
-expect docs-readme-length docs-readme-two-commands docs-links docs-env-listed docs-suites-listed \
+expect docs-readme-length docs-readme-two-commands docs-links docs-paths-exist docs-env-listed docs-suites-listed \
        docs-quickstart-c docs-quickstart-python docs-quickstart-numba docs-quickstart-tvm
 expect_harness docs-control-broken-link docs-control-broken-heading docs-control-length \
-       docs-control-unlisted-env docs-control-unlisted-suite docs-control-wrong-result
+       docs-control-stale-path docs-control-unlisted-env docs-control-unlisted-suite docs-control-wrong-result
 
 check docs-readme-length $CHK length "$ROOT/README.md" 250
 # The two commands are the first code block of "The two commands", and nothing else.
@@ -27,6 +29,8 @@ cmds=$($CHK block "$ROOT/README.md" "The two commands" 0 2>&1 | sed 's/ *#.*//' 
 [ "$cmds" = "make demo;make check;" ] && pass docs-readme-two-commands ||
     fail "docs-readme-two-commands: the block under 'The two commands' is '$cmds'"
 check docs-links $CHK links "${DOCS[@]}"
+CURRENT=(); for f in "${DOCS[@]}"; do [ "${f##*/}" = perf-history.md ] || CURRENT+=("$f"); done
+check docs-paths-exist $CHK paths "$ROOT/src" "${CURRENT[@]}"
 check docs-env-listed $CHK env "$ROOT/docs/reference.md" "$ROOT/src" "$ROOT/python"
 check docs-suites-listed $CHK suites "$ROOT/tests/README.md" "$ROOT/tests/suites"
 
@@ -41,6 +45,8 @@ printf '# t\n\n## Real heading\n\nsee [x](#no-such-heading) and [y](#real-headin
 expect_fail_h docs-control-broken-heading "no heading '#no-such-heading'" $CHK links "$C/b.md"
 seq 251 > "$C/long.md"
 expect_fail_h docs-control-length "251 lines" $CHK length "$C/long.md" 250
+printf '# t\n\nThe plan is in `layout/plan.c`, the walk in `src/loader/walk.c`.\n' > "$C/p.md"
+expect_fail_h docs-control-stale-path "names src/loader/walk.c, which is not in the tree" $CHK paths "$ROOT/src" "$C/p.md"
 mkdir -p "$C/src"; printf 'const char *v = getenv("OBJRT_NOT_DOCUMENTED");\n' > "$C/src/x.c"
 expect_fail_h docs-control-unlisted-env "OBJRT_NOT_DOCUMENTED" $CHK env "$ROOT/docs/reference.md" "$C/src"
 mkdir -p "$C/suites"; cp "$ROOT"/tests/suites/*.sh "$C/suites/"; : > "$C/suites/99-unlisted.sh"
