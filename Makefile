@@ -54,6 +54,13 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 $(DEP_FILES): ;
 include $(wildcard $(DEP_FILES))
 
+# srcline.c includes elfutils' <elfutils/libdwfl.h> (libdw-dev; libdw is dlopened, not
+# linked). Its headers are the same for every architecture and live in /usr/include, which
+# a cross compiler does not search: after its own, for this one file.
+ifdef CROSS
+$(BUILD)/obj/src/debug/srcline.o: CFLAGS += -idirafter /usr/include
+endif
+
 $(BUILD)/libobjrt.a: $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^

@@ -11,12 +11,13 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       python3-numpy                                           # reference results and .npy files for objrt call
       libdlpack-dev                                           # DLPack tensor header for the TVM ABI
       libjansson-dev                                          # JSON for the graph executor (libobjrt links it)
+      libdw-dev                                               # crash reports' file:line (elfutils' libdw, dlopened by the report only)
       zlib1g-dev libsqlite3-dev liblua5.4-dev                 # real Debian static libraries to link
       libssl-dev                                              # bench/link: OpenSSL's libcrypto.a set (908 objects)
       libjpeg62-turbo-dev libuv1-dev                          # static libraries with TLS (libjpeg.a), pthread_atfork (libuv_a.a)
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
       gdb gdb-multiarch man-db)                               # tests: gdb through the JIT interface (x86_64, aarch64 under qemu); man pages render
-arm64_pkgs=(libjansson-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64
+arm64_pkgs=(libjansson-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64
             libssl-dev:arm64)                                 # arm64 libcrypto.a: outline atomics from libgcc.a
 missing=()
 for p in "${pkgs[@]}" "${arm64_pkgs[@]}"; do

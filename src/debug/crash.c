@@ -1,7 +1,8 @@
 /*
  * crash.c - name the code a fatal signal came from: loaded units through their unit info
  * (object, symbol incl. locals, offset), the host through dladdr. Runs inside a signal
- * handler: no locks and no allocation (backtrace() loads its unwinder once, at install).
+ * handler: no locks and no allocation (backtrace() loads its unwinder once, at install)
+ * until everything but the source lines is written; those come last (source_lines).
  */
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -100,6 +101,92 @@ static void where_escaped(uintptr_t pc, bool return_address, char *buf, size_t l
     objrt_escape(raw, buf, len);
 }
 
+/* ---- source lines: after everything above is out -------------------------------------
+ * libdw allocates and takes locks, which a crash inside malloc or the dynamic linker may
+ * hold for ever: the lines come last, and an alarm ends a report that hangs there with
+ * the signal it is reporting (as the report's own caller would have). */
+#define SOURCE_LINES_SECONDS 5
+
+static volatile sig_atomic_t reported_sig;
+
+static void source_lines_hung(int unused)
+{
+    (void)unused;
+    int sig = reported_sig;
+    put(STDERR_FILENO, "objrt: (source lines: libdw did not answer; ended)\n");
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* "objrt:   #N file.c:LINE" for each frame in a loaded unit whose object has line
+ * information (-g); nothing when none has. */
+static void source_lines_run(int fd, int sig, void *const *frames, int n)
+{
+    char src[400], esc[512], line[640];
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = source_lines_hung;
+    sigemptyset(&sa.sa_mask);
+    reported_sig = sig;
+    bool armed = false, header = false;
+    for (int i = 0; i < n; i++) {
+        uintptr_t look = (uintptr_t)frames[i] - (i ? 1 : 0);    /* as where() does */
+        const objrt_unitinfo *ui = objrt_unitinfo_find_unlocked(NULL, look);
+        if (!ui)
+            continue;
+        objrt_location ai;
+        objrt_unitinfo_describe(ui, look, &ai);
+        if (!ai.object)
+            continue;
+        if (!armed) {
+            armed = sigaction(SIGALRM, &sa, &old) == 0;
+            alarm(SOURCE_LINES_SECONDS);
+        }
+        if (!objrt_srcline(ui, ai.object, look, src, sizeof src))
+            continue;
+        if (!header)
+            put(fd, "objrt: source lines (DWARF, read with libdw):\n");
+        header = true;
+        snprintf(line, sizeof line, "objrt:   #%d %s\n", i, objrt_escape(src, esc, sizeof esc));
+        put(fd, line);
+    }
+    if (armed) {
+        alarm(0);
+        sigaction(SIGALRM, &old, NULL);
+    }
+}
+
+/* libdw's line reader needs far more stack than a signal stack has (objrt's is 64 KiB;
+ * a host's own handler may run on less): the lines are read on a stack of their own. */
+static char lines_stack[1024 * 1024];
+static ucontext_t lines_ctx, lines_back;
+static struct { int fd, sig, n; void *const *frames; } lines_job;
+
+static void lines_entry(void)
+{
+    source_lines_run(lines_job.fd, lines_job.sig, lines_job.frames, lines_job.n);
+}
+
+static void source_lines(int fd, int sig, void *const *frames, int n)
+{
+    lines_job.fd = fd;
+    lines_job.sig = sig;
+    lines_job.frames = frames;
+    lines_job.n = n;
+    if (getcontext(&lines_ctx))
+        return;
+    lines_ctx.uc_stack.ss_sp = lines_stack;
+    lines_ctx.uc_stack.ss_size = sizeof lines_stack;
+    lines_ctx.uc_link = &lines_back;
+    makecontext(&lines_ctx, lines_entry, 0);
+    swapcontext(&lines_back, &lines_ctx);
+}
+
 void objrt_crash_report(int fd, int sig, const void *siginfo, const void *ucontext)
 {
     char name[32], at[512], line[640];
@@ -128,6 +215,7 @@ void objrt_crash_report(int fd, int sig, const void *siginfo, const void *uconte
         snprintf(line, sizeof line, "objrt:   #%d %p %s\n", i - first, frames[i], at);
         put(fd, line);
     }
+    source_lines(fd, sig, frames + first, n - first);
 }
 
 static void on_fatal_signal(int sig, siginfo_t *si, void *uc)

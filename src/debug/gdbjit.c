@@ -282,6 +282,11 @@ const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e)
     return (const uint8_t *)e->symfile_addr;
 }
 
+size_t objrt_gdbjit_size(const struct objrt_jit_entry *e)
+{
+    return (size_t)e->symfile_size;
+}
+
 void objrt_gdbjit_register(objrt_unitinfo *ui)
 {
     pthread_mutex_lock(&jit_lock);

@@ -63,6 +63,7 @@ int objrt_deps_check_unload(objrt_unit *u);
 int objrt_gdbjit_build(const objrt_link *l, objrt_unitinfo *info, const uint32_t *slot);
 void objrt_gdbjit_release(objrt_unitinfo *info);
 const uint8_t *objrt_gdbjit_bytes(const struct objrt_jit_entry *e);
+size_t objrt_gdbjit_size(const struct objrt_jit_entry *e);
 void objrt_gdbjit_register(objrt_unitinfo *info);
 void objrt_gdbjit_unregister(objrt_unitinfo *info);
 
@@ -75,5 +76,10 @@ void objrt_unitinfo_describe(const objrt_unitinfo *ui, uintptr_t addr, objrt_loc
 void objrt_gdbjit_spare_release(objrt_ctx *ctx);
 /* perfmap.c: with OBJRT_PERF_MAP=1, the unit's functions for `perf`. */
 void objrt_perfmap_write(const objrt_link *l);
+
+/* srcline.c: "file.c:12" for a code address in `object` (an objs[].object pointer of ui),
+ * from its DWARF through libdw; false when there is no line (or no libdw). Allocates. */
+bool objrt_srcline(const objrt_unitinfo *ui, const char *object, uintptr_t pc, char *buf,
+                   size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 # Undefined names: C++ ones demangled (the mangled name kept), hints that name the fix
 # (libstdc++, libm, -rdynamic / objrt_define). Files that are not a unit objrt loads (a
 # shared library, an executable, another machine's object, a 32-bit one) named as such.
+# Crash reports with file:line from the unit's DWARF (libdw), gcc's and clang's.
 # Configs: x86_64: and aarch64: (gdb-multiarch on qemu's gdb server).
 # suite-timeout: 900
 set -u
@@ -20,6 +21,8 @@ expect gdb-tls-unit-link-map-name-opens gdb-export-dynamic-unit-link-map-name-op
 expect undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx \
     undefined-cxx-runs-with-l-stdcxx undefined-callback-hint-rdynamic-objrt-define \
     undefined-libm-hint-is-libm undefined-c-name-not-demangled
+expect crash-lines-gcc-dwarf crash-lines-clang-dwarf5 crash-lines-still-dies-by-signal \
+    crash-lines-none-without-dwarf
 expect input-shared-library-named input-executable-named input-pie-executable-named \
     input-other-machine-named input-32-bit-named input-own-machine-runs
 
@@ -178,4 +181,48 @@ $OTHER -O2 -c "$S" -o "$FX/other.o" &&
 printf '.text\n.globl main\nmain: ret\n' | as --32 -o "$FX/small32.o" &&
     expect_fail input-32-bit-named "small32.o: a 32-bit ELF object \(ELFCLASS32, i386.*64-bit objects only" \
         $OBJRT run "$FX/small32.o"
+# ---- crash reports: file:line ------------------------------------------------------------
+line_of() { grep -n -m1 -F "$2" "$SRC/fixtures/$1" | cut -d: -f1; }
+# crash_lines CASE OBJ: the three frames' lines in the report's source-line section.
+crash_lines() {
+    local name=$1 obj=$2 rc l1 l2 l3
+    # shellcheck disable=SC2086
+    timeout -k 5 60 $OBJRT run "$obj" >/dev/null 2>"$TMP/$name.err"; rc=$?
+    echo "$rc" >"$TMP/$name.rc"
+    l1=$(line_of crash_lines.c LINE-LOAD); l2=$(line_of crash_lines.c LINE-MIDDLE)
+    l3=$(line_of crash_lines.c LINE-MAIN)
+    if grep -q '^objrt: source lines' "$TMP/$name.err" &&
+       grep -Eq "^objrt:   #0 [^ ]*crash_lines\.c:$l1\$" "$TMP/$name.err" &&
+       grep -Eq "^objrt:   #1 [^ ]*crash_lines\.c:$l2\$" "$TMP/$name.err" &&
+       grep -Eq "^objrt:   #2 [^ ]*crash_lines\.c:$l3\$" "$TMP/$name.err"; then
+        pass "$name (lines $l1 $l2 $l3)"
+    else
+        fail "$name: status $rc, expected #0 crash_lines.c:$l1 #1 :$l2 #2 :$l3: $(oneline "$(tail -n 5 "$TMP/$name.err")")"
+    fi
+}
+if fixture crash_lines -g -O0; then
+    crash_lines crash-lines-gcc-dwarf "$FX/crash_lines.o"
+    rc=$(cat "$TMP/crash-lines-gcc-dwarf.rc")
+    if [ "$rc" = 139 ] && grep -Eq '^objrt: SIGSEGV at [^ ]*crash_lines\.o:load\+0x' "$TMP/crash-lines-gcc-dwarf.err"; then
+        pass "crash-lines-still-dies-by-signal"
+    else
+        fail "crash-lines-still-dies-by-signal: status $rc, $(oneline "$(head -n 2 "$TMP/crash-lines-gcc-dwarf.err")")"
+    fi
+fi
+if $CLANG -g -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_lines_clang.o" 2>"$FX/clang.err"; then
+    crash_lines crash-lines-clang-dwarf5 "$FX/crash_lines_clang.o"
+else
+    fail "crash-lines-clang-dwarf5: $CLANG: $(oneline "$(cat "$FX/clang.err")")"
+fi
+# Negative control: without DWARF the report is the same but has no source lines.
+if $GCC -g0 -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_nodwarf.o"; then
+    # shellcheck disable=SC2086
+    timeout -k 5 60 $OBJRT run "$FX/crash_nodwarf.o" >/dev/null 2>"$TMP/nodwarf.err"; rc=$?
+    if [ $rc = 139 ] && grep -Eq '^objrt:   #1 .*crash_nodwarf\.o:middle\+0x' "$TMP/nodwarf.err" &&
+       ! grep -q 'source lines' "$TMP/nodwarf.err"; then
+        pass "crash-lines-none-without-dwarf"
+    else
+        fail "crash-lines-none-without-dwarf: status $rc, $(oneline "$(cat "$TMP/nodwarf.err")")"
+    fi
+fi
 exit 0
