@@ -29,7 +29,16 @@ class LinkError(Exception):
 
 
 class KernelError(Exception):
-    """A TVM packed function returned an error; str(e) is TVMGetLastError()'s text."""
+    """A kernel returned an error. KernelError(message) for TVM <= 0.20 (str(e) is
+    TVMGetLastError()'s text, e.kind None); KernelError(kind, message) for TVM-FFI, e.g.
+    ("ValueError", "Mismatched B.shape[0] ..."), str(e) being "kind: message"."""
+
+    def __init__(self, kind, message=None):
+        if message is None:
+            kind, message = None, kind
+        super().__init__(message if kind is None else "%s: %s" % (kind, message))
+        self.kind = kind
+        self.message = message
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,8 +302,11 @@ class Unit:
         return f
 
     def packed(self, name):
-        """A Python callable for the unit's TVM packed function `name` (see objrt._tvm)."""
-        from . import _tvm
+        """A Python callable for the unit's function `name`: TVM-FFI (objrt._tvm_ffi) when
+        the unit speaks it, else TVM's old packed ABI (objrt._tvm)."""
+        from . import _tvm, _tvm_ffi
+        if _tvm_ffi.speaks_ffi(self, name):
+            return _tvm_ffi.FFIFunction(self, name)
         return _tvm.PackedFunction(self, name)
 
     @property

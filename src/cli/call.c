@@ -6,7 +6,8 @@
  *   objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE] [--in NAME=FILE.npy]...
  *              [-o DIR] [--repeat N]
  *
- * Exit status: 0; 1 when the kernel fails (its TVMGetLastError text on stderr); 125 when
+ * Exit status: 0; 1 when the kernel fails (its TVMGetLastError text, or a TVM-FFI unit's
+ * "<kind>: <message>", on stderr); 125 when
  * objrt fails (usage, a bad .npy or --out, load or link error); 127 when FUNC is missing.
  */
 #include <stdio.h>
@@ -137,7 +138,12 @@ static int save_outputs(const call_args *a, DLTensor **t)
 static int run_call(const call_args *a, objrt_unit *u, DLTensor **t)
 {
     call c = { .nargs = a->nins + a->nouts, .nins = a->nins };
-    int rc = find_function(u, a, &c);
+    int rc;
+    if ((a->abi == ABI_BY_NAME || a->abi == ABI_PACKED) && call_ffi_wanted(u, a->func)) {
+        rc = call_ffi_run(u, a->func, t, c.nargs, a->repeat);      /* TVM 0.21+ */
+        return rc == 0 && save_outputs(a, t) != 0 ? EXIT_OBJRT : rc;
+    }
+    rc = find_function(u, a, &c);
     if (rc != 0)
         return rc;
     rc = EXIT_OBJRT;

@@ -41,6 +41,11 @@ enum call_abi {
 int call_pick_abi(objrt_unit *u, const call_args *a, const char *func);
 const char *call_abi_name(int abi);
 
+/* TVM-FFI units (call_ffi.c): whether func (NULL: the entry) of u is called with the
+ * TVM-FFI convention, and the call on the tensors (an exit status; errors printed). */
+int call_ffi_wanted(objrt_unit *u, const char *func);
+int call_ffi_run(objrt_unit *u, const char *func, DLTensor **t, int n, long repeat);
+
 extern const char call_usage[];
 
 /* argv[0] is "call". 0 to go on, 1 when --help/--version was answered, -1 on a usage

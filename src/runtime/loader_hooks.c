@@ -4,6 +4,7 @@
 #include <string.h>
 #include "rt_hooks.h"
 #include "modules.h"
+#include "ffi_internal.h"
 
 #define ENTRY(f) {#f, (void *)f}
 static const struct { const char *name; void *addr; } exported[] = {
@@ -36,6 +37,8 @@ void *objrt_rt_lookup(const char *name)
 {
     if (strncmp(name, "TVM", 3) != 0 && strncmp(name, "objrt_", 6) != 0)
         return NULL;
+    if (strncmp(name, "TVMFFI", 6) == 0)
+        return rt_ffi_lookup(name);
     for (size_t i = 0; i < sizeof exported / sizeof exported[0]; i++)
         if (strcmp(name, exported[i].name) == 0)
             return exported[i].addr;
@@ -63,16 +66,24 @@ int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
             *(void **)slots[i] = dso_slots[i].addr;
     if (ctx)
         *(void **)ctx = m;
+    /* a TVM-FFI unit (ffi_env.c): its slots after these, so a host's registration wins */
+    if (rt_ffi_before_init(unit, err, errlen) < 0) {
+        rt_module_forget(unit);
+        return -1;
+    }
     return 0;
 }
 
 int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen)
 {
     rt_module *m = rt_module_close_init(unit);
-    return m ? rt_module_publish(m, err, errlen) : 0;
+    if (m && rt_module_publish(m, err, errlen) != 0)
+        return -1;
+    return rt_ffi_after_init(unit, m ? m->syms : NULL, err, errlen);
 }
 
 void objrt_rt_unload(objrt_unit *unit)
 {
     rt_module_forget(unit);
+    rt_ffi_unload(unit);
 }

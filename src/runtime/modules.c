@@ -8,6 +8,7 @@
 #include <string.h>
 #include "modules.h"
 #include "rt_hooks.h"
+#include "ffi_internal.h"
 
 #define CTX_NAME "__tvm_module_ctx"
 
@@ -208,7 +209,9 @@ static rt_func *lookup_or_error(rt_module *m, const char *name, const char *miss
 int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out)
 {
     rt_func *f = NULL;
-    int known;
+    int known, rc;
+    if (rt_ffi_get_func_from_env(mod_node, func_name, out, &rc))
+        return rc;                           /* a TVM-FFI unit: a TVM-FFI Function */
     pthread_mutex_lock(&lock);
     known = known_locked(mod_node);
     pthread_mutex_unlock(&lock);

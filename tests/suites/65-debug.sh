@@ -334,7 +334,7 @@ fi
 # ---- the library and CLI a distribution ships (x86_64:) -------------------------------
 # Exported symbols of libobjrt.so = functions the headers declare (as the compiler parses
 # them: gcc -aux-info) + GDB's two JIT names.
-printf '#include <objrt.h>\n#include <objrt/tvm_backend.h>\n' >"$TMP/hdr.c"
+printf '#include <objrt.h>\n#include <objrt/tvm_backend.h>\n#include <objrt/tvm_ffi.h>\n' >"$TMP/hdr.c"
 exported_vs_headers() {   # exported_vs_headers LIB: prints the differences, fails on any
     local lib=$1
     gcc -std=c11 -I"$ROOT/include" -aux-info "$TMP/aux.txt" -c "$TMP/hdr.c" -o "$TMP/hdr.o" || return 2

@@ -1,0 +1,40 @@
+# TVM-FFI (issue 22): kernels in the shape of TVM 0.21-0.26 codegen, each linked natively
+# against the reference implementation tests/tvm_ffi/ref_ffi.c, and the C host on objrt.
+#   make tvm-ffi-tests [SAN=...] [TARGET=...]   builds $(BUILD)/tests/tvm_ffi/ (56-tvm-ffi)
+FFI_DIR    := $(BUILD)/tests/tvm_ffi
+FFI_VERS   := 21 22 24 26
+FFI_HDRS   := include/objrt/tvm_ffi.h include/objrt/tvm_backend.h
+FFI_KFLAGS := -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude
+FFI_TFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc
+FFI_KERNELS := $(foreach v,$(FFI_VERS),$(FFI_DIR)/k$(v)_dso.o $(FFI_DIR)/k$(v)_sys.o)
+FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
+
+tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host
+
+$(FFI_DIR)/k%_dso.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -DTVM=$* -c $< -o $@
+
+$(FFI_DIR)/k%_sys.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -DTVM=$* -DSYSLIB=lib_ -c $< -o $@
+
+# the reference: the kernel linked in, ref_ffi.c as its TVM-FFI (-rdynamic: it finds the
+# kernel's slots and functions with dlsym, as tvm-ffi's loader does)
+$(FFI_DIR)/native%: tests/tvm_ffi/host.c tests/tvm_ffi/ref_ffi.c $(FFI_DIR)/k%.o
+	$(CC) $(FFI_TFLAGS) -DNATIVE -rdynamic $^ -ldl -lpthread -o $@
+
+$(FFI_DIR)/host: tests/tvm_ffi/host.c $(BUILD)/libobjrt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+# one TVM-FFI per process: the reference as "another TVM-FFI" the host links with
+$(FFI_DIR)/libstandin.so: tests/tvm_ffi/ref_ffi.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_TFLAGS) -fPIC -shared $< -ldl -lpthread -o $@
+
+$(FFI_DIR)/standin_host: tests/tvm_ffi/standin_host.c $(FFI_DIR)/libstandin.so $(BUILD)/libobjrt.a
+	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(FFI_DIR)/libstandin.so \
+	    -Wl,-rpath,$(abspath $(FFI_DIR)) $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+.PHONY: tvm-ffi-tests

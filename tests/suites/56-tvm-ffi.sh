@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# TVM-FFI (issue 22): kernels in the shape of TVM 0.21, 0.22-0.23, 0.24-0.25 and 0.26 codegen,
+# in DSO mode (context slots) and system-lib mode (prefix "lib_"), each run by a C host
+# linked natively against the reference implementation (tests/tvm_ffi/ref_ffi.c) and by
+# the same host on objrt; the two outputs must be equal line for line. Negative controls:
+# an unfilled slot (a NULL call, as under TVM), a wrong type index, an error without a kind.
+# `objrt call` runs each add (-f add, and the entry without -f) on .npy files and must print
+# what the native link computed; a mismatched shape exits 1 with "<kind>: <message>".
+# x86_64: and x86_64:asan run 1 and 4 threads; aarch64: 1 thread under qemu.
+. tests/lib.sh
+case "$TARGET:$SAN" in
+    x86_64:|x86_64:asan|aarch64:) ;;
+    *) exit 0 ;;
+esac
+F=$BUILD/tests/tvm_ffi
+threads="1 4"; [ "$TARGET" = aarch64 ] && threads=1     # qemu-user hangs in pthread_create
+vers="21 22 24 26"
+
+for v in $vers; do
+    for mode in dso sys; do
+        for t in $threads; do expect "ffi-$v-$mode-t$t-c-host"; done
+    done
+    expect "ffi-$v-wrong-type-index" "ffi-$v-no-kind" "ffi-$v-unfilled-slot"
+    for mode in dso sys; do expect "ffi-$v-$mode-call-f-add" "ffi-$v-$mode-call-entry" "ffi-$v-$mode-call-error-exit-1"; done
+    [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
+done
+expect ffi-one-per-process-binds-to-standin
+expect_harness ffi-one-per-process-own-control
+expect_harness ffi-compare-detects-difference
+
+if ! out=$(make -s --no-print-directory TARGET="$TARGET" SAN="$SAN" all tvm-ffi-tests 2>&1); then
+    fail "tvm-ffi-build: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+    exit 0
+fi
+export ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}"
+
+# same NAME NATIVE OBJRT: the two outputs are equal and name every case.
+same() {
+    local name=$1 n=$2 o=$3
+    if ! grep -q '^callg: ' "$o" || ! grep -q '^par: num_task' "$o"; then
+        fail "$name: the objrt host did not run every case: $(tail -n 2 "$o" | tr '\n' ' ')"
+    elif ! d=$(diff "$n" "$o"); then fail "$name: objrt differs from the native link: $(printf '%s' "$d" | head -n 4 | tr '\n' ' ')"
+    else pass "$name"; fi
+}
+
+for v in $vers; do
+    for mode in dso sys; do
+        pfx=-; [ $mode = sys ] && pfx=lib_
+        for t in $threads; do
+            n=$TMP/n$v$mode$t o=$TMP/o$v$mode$t
+            TVM_NUM_THREADS=$t timeout 60 $RUN "$F/native${v}_$mode" $v $pfx >"$n" 2>&1
+            TVM_NUM_THREADS=$t timeout 60 $RUN "$F/host" $v $pfx "$F/k${v}_$mode.o" >"$o" 2>&1
+            if ! grep -q "^par: num_task $t " "$n"; then fail "ffi-$v-$mode-t$t-c-host: the native link saw no num_task $t: $(grep '^par' "$n")"
+            else same "ffi-$v-$mode-t$t-c-host" "$n" "$o"; fi
+        done
+    done
+    o=$TMP/o${v}dso1
+    # a wrong type index fails with TVM's message for the release
+    if [ $v -ge 24 ]; then pat='^add-wrong-type-index: TypeError: Mismatched type on argument #0'
+    else pat='^add-wrong-type-index: RuntimeError: add: Expect arg\[0\] to be pointer'; fi
+    if grep -q "$pat" "$o"; then pass "ffi-$v-wrong-type-index"; else fail "ffi-$v-wrong-type-index: no line matching '$pat'"; fi
+    if grep -qx 'nokind: RuntimeError: an error without a kind' "$o"; then pass "ffi-$v-no-kind"
+    else fail "ffi-$v-no-kind: $(grep '^nokind' "$o")"; fi
+    # the slot nobody fills is a NULL call under both
+    HOST_CASE=unfilled timeout 60 $RUN "$F/native${v}_dso" $v - >/dev/null 2>&1; nrc=$?
+    HOST_CASE=unfilled timeout 60 $RUN "$F/host" $v - "$F/k${v}_dso.o" >"$TMP/unfilled" 2>&1; orc=$?
+    if [ $nrc -ne 139 ] && [ $nrc -ne 134 ]; then fail "ffi-$v-unfilled-slot: the native link exited $nrc, not by SIGSEGV"
+    elif [ $orc -ne $nrc ] && [ $orc -ne 139 ]; then fail "ffi-$v-unfilled-slot: objrt $(status_text $orc): $(tail -n 1 "$TMP/unfilled")"
+    else pass "ffi-$v-unfilled-slot"; fi
+done
+
+# --- objrt call, against the native link's "add:" line
+PY=/usr/bin/python3
+D=$TMP/npy; mkdir -p "$D"
+$PY -c "import numpy as np, sys; d = sys.argv[1]
+np.save(d + '/a.npy', np.arange(1, 9, dtype=np.float32)); np.save(d + '/b.npy', np.arange(10, 90, 10, dtype=np.float32))
+np.save(d + '/b7.npy', np.arange(7, dtype=np.float32))" "$D"
+npy_line() { $PY -c "import numpy as np, sys; print(sys.argv[2] + ': ' + ' '.join('%g' % x for x in np.load(sys.argv[1])))" "$@"; }
+for v in $vers; do
+    for mode in dso sys; do
+        k=$F/k${v}_$mode.o want=$(grep '^add: ' "$TMP/n${v}${mode}1")
+        for how in f-add entry; do
+            rm -f "$D/c.npy"
+            f=(); [ $how = f-add ] && f=(-f add)
+            if ! out=$(timeout 60 $OBJRT call "$k" "${f[@]}" --in "$D/a.npy" --in "$D/b.npy" --out c=float32[8] -o "$D" 2>&1); then
+                fail "ffi-$v-$mode-call-$how: objrt call failed: $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"
+            elif [ "$(npy_line "$D/c.npy" add)" != "$want" ]; then
+                fail "ffi-$v-$mode-call-$how: got '$(npy_line "$D/c.npy" add)', the native link '$want'"
+            else pass "ffi-$v-$mode-call-$how"; fi
+        done
+        if [ $v -ge 24 ]; then pat='ValueError: Mismatched B.shape\[0\] on argument #1'
+        else pat='RuntimeError: Argument add.B.shape\[0\] has an unsatisfied constraint'; fi
+        out=$(timeout 60 $OBJRT call "$k" -f add --in "$D/a.npy" --in "$D/b7.npy" --out c=float32[8] -o "$D" 2>&1); rc=$?
+        if [ $rc -ne 1 ]; then fail "ffi-$v-$mode-call-error-exit-1: exit $rc: $(printf '%s' "$out" | tail -n 1)"
+        elif ! grep -Eq "$pat" <<<"$out"; then fail "ffi-$v-$mode-call-error-exit-1: no '$pat' in: $out"
+        else pass "ffi-$v-$mode-call-error-exit-1"; fi
+    done
+done
+
+# --- Python: Unit.packed on the same kernels (x86_64: only; the package loads build/libobjrt.so)
+if [ "$TARGET:$SAN" = x86_64: ]; then
+    for v in $vers; do
+        for mode in dso sys; do
+            OBJRT_LIBRARY=$ROOT/$BUILD/libobjrt.so PYTHONPATH=$ROOT/python timeout 60 $PY tests/tvm_ffi/py_check.py \
+                "$F/k${v}_$mode.o" $v "$TMP/n${v}${mode}1" 2>&1 | grep -E '^(PASS|FAIL) '
+        done
+    done
+fi
+
+# --- one TVM-FFI per process: a host linked with the stand-in binds the unit to it
+out=$(timeout 60 $RUN "$F/standin_host" "$F/k26_dso.o" 2>&1)
+if printf '%s\n' "$out" | grep -qx 'external 1' && printf '%s\n' "$out" | grep -qx 'callg 43' &&
+   printf '%s\n' "$out" | grep -qx 'standin used yes' && printf '%s\n' "$out" | grep -q '^miss RuntimeError: Cannot find function'; then
+    pass ffi-one-per-process-binds-to-standin
+else fail "ffi-one-per-process-binds-to-standin: $(printf '%s' "$out" | tr '\n' ' ')"; fi
+out=$(OBJRT_TVM_FFI=own timeout 60 $RUN "$F/standin_host" "$F/k26_dso.o" 2>&1)
+if printf '%s\n' "$out" | grep -qx 'standin used no' && printf '%s\n' "$out" | grep -qx 'callg 43'; then
+    hpass ffi-one-per-process-own-control
+else hfail "ffi-one-per-process-own-control: $(printf '%s' "$out" | tr '\n' ' ')"; fi
+
+# the comparison can fail: one changed result is caught
+sed 's/^callg: type 1 value 43/callg: type 1 value 44/' "$TMP/n22dso1" >"$TMP/wrong"
+if diff -q "$TMP/wrong" "$TMP/o22dso1" >/dev/null; then hfail ffi-compare-detects-difference: a changed line went unnoticed
+else hpass ffi-compare-detects-difference; fi
