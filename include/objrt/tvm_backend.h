@@ -187,7 +187,7 @@ int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *
  * objrt_graph_create parses a graph JSON as relay.build writes it (nodes, arg_nodes, heads,
  * node_row_ptr, attrs dltype/shape/storage_id; JSON by Jansson) and looks every node's
  * func_name up in `mod` (objrt_tvm_module(unit) or the system library): each storage id
- * gets one 64-byte aligned block as large as its largest entry. Every field is validated
+ * gets one 128-byte aligned block as large as its largest entry. Every field is validated
  * (ranges, node references only to earlier nodes, row pointers against num_outputs, size
  * overflow); a bad graph or a missing function gives NULL with the last error set.
  * objrt_graph_load_params copies a runtime.save_param_dict blob into the inputs it names;
@@ -208,7 +208,7 @@ void objrt_graph_free(objrt_graph *g);
 /* ---- objrt native API for the same services ---- */
 
 #define OBJRT_WS_ALIGN 128     /* every workspace pointer (TVM v0.7-v0.9 kTempAllocaAlignment) */
-#define OBJRT_TENSOR_ALIGN 64  /* DLTensor data (TVM kAllocAlignment) */
+#define OBJRT_TENSOR_ALIGN 128 /* DLTensor data (TVM kAllocAlignment: 128 in v0.7-v0.9, 64 since) */
 
 /* Workspaces of the calling thread's pool (same rules as the TVM calls). */
 void *objrt_ws_alloc(size_t nbytes);
@@ -238,6 +238,12 @@ int objrt_register_packed(const char *name, TVMBackendPackedCFunc fn);
 TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name);
 /* The handle of the function named by the unit's __tvm_main__ string, or NULL. */
 TVMFunctionHandle objrt_tvm_main(objrt_unit *unit);
+/* Calls fn(data, name) for every name the unit registered as a system library
+ * (TVMBackendRegisterSystemLibSymbol, module contexts left out), latest first; stops at the
+ * first non-zero return of fn and returns it (0 when all were visited, -1 when the unit is
+ * not one objrt loaded). fn must not load or unload units. */
+int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const char *name),
+                                 void *data);
 /* The kernel a handle calls, and its name ("" when unknown). */
 TVMBackendPackedCFunc objrt_tvm_func_ptr(TVMFunctionHandle f);
 const char *objrt_tvm_func_name(TVMFunctionHandle f);

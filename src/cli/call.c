@@ -28,7 +28,7 @@ static DLTensor **make_tensors(const call_args *a)
     }
     for (int i = 0; i < a->nins; i++)
         if (npy_load(a->ins[i], &t[i], err, sizeof err) != 0) {
-            fprintf(stderr, "objrt: --in %s: %s\n", a->ins[i], err);
+            fprintf(stderr, "objrt: %s %s: %s\n", a->inout[i] ? "--inout" : "--in", a->ins[i], err);
             return t;
         }
     for (int i = 0; i < a->nouts; i++) {
@@ -105,8 +105,10 @@ static int find_function(objrt_unit *u, const call_args *a, call *c)
     if (!c->h) {
         if (f && objrt_unit_sym(u, f))      /* defined, but not as a function */
             fprintf(stderr, "objrt: -f %s: %s\n", f, TVMGetLastError());
-        else if (f)
+        else if (f) {
             fprintf(stderr, "objrt: -f %s: the unit neither registers nor defines '%s'\n", f, f);
+            call_suggest(u, f);
+        }
         else
             fprintf(stderr, "objrt: no -f FUNC given and no usable __tvm_main__ (%s)\n",
                     TVMGetLastError());
@@ -116,21 +118,65 @@ static int find_function(objrt_unit *u, const call_args *a, call *c)
     return c->abi < 0 ? EXIT_OBJRT : 0;
 }
 
-static int save_outputs(const call_args *a, DLTensor **t)
+/* A tensor as the command line gave it: "--in a.npy (float32[1000])". */
+static void print_arg(const call_args *a, const DLTensor *t, int i)
+{
+    const char *dt = npy_dtype_name(t->dtype);
+    if (i < a->nins)
+        fprintf(stderr, "%s %s (", a->inout[i] ? "--inout" : "--in", a->ins[i]);
+    else
+        fprintf(stderr, "--out %s (", a->outs[i - a->nins].spec);
+    fprintf(stderr, "%s[", dt ? dt : "?");
+    for (int d = 0; d < t->ndim; d++)
+        fprintf(stderr, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+    fprintf(stderr, "])");
+}
+
+/* After a kernel failure, which command-line tensor is which argument: a kernel's message
+ * names its own parameters (add.A, num_args), not what the user typed. */
+static void explain_args(const call_args *a, DLTensor **t, const char *fn, const char *msg)
+{
+    const char *p = strstr(msg, "num_args should be ");
+    int n = a->nins + a->nouts;
+    if (p) {
+        int want = atoi(p + strlen("num_args should be "));
+        fprintf(stderr, "objrt: %s takes %d tensor argument%s, the command line gives %d "
+                "(%d --in, %d --out): inputs are --in FILE.npy, outputs --out "
+                "NAME=DTYPE[SHAPE]\n", fn, want, want == 1 ? "" : "s", n, a->nins, a->nouts);
+    }
+    fprintf(stderr, "objrt: %s's arguments, in order:", fn);
+    for (int i = 0; i < n; i++) {
+        fprintf(stderr, "%s arg %d = ", i ? ";" : "", i);
+        print_arg(a, t[i], i);
+    }
+    fprintf(stderr, n ? "\n" : " none\n");
+}
+
+static int save_one(const char *opt, const char *spec, const char *path, const DLTensor *t)
 {
     char err[512];
-    for (int i = 0; i < a->nouts; i++) {
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s.npy", a->outdir, a->outs[i].name) < 0) {
-            fprintf(stderr, "objrt: out of memory\n");
+    if (npy_save(path, t, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "objrt: %s %s: %s: %s\n", opt, spec, path, err);
+    return -1;
+}
+
+/* Every --out to DIR/NAME.npy, every --inout back to DIR/FILE.npy. */
+static int save_outputs(const call_args *a, DLTensor **t)
+{
+    char path[4096], stem[1024];
+    for (int i = 0; i < a->nins + a->nouts; i++) {
+        int is_out = i >= a->nins;
+        if (!is_out && !a->inout[i])
+            continue;
+        if (!is_out && !npy_stem(a->ins[i], stem, sizeof stem))
+            return cli_bad_arg("call", "--inout", a->ins[i], "file name too long");
+        if (snprintf(path, sizeof path, "%s/%s.npy", a->outdir,
+                     is_out ? a->outs[i - a->nins].name : stem) >= (int)sizeof path)
+            return cli_bad_arg("call", "-o", a->outdir, "path too long");
+        if (save_one(is_out ? "--out" : "--inout", is_out ? a->outs[i - a->nins].spec : a->ins[i],
+                     path, t[i]) != 0)
             return -1;
-        }
-        if (npy_save(path, t[a->nins + i], err, sizeof err) != 0) {
-            fprintf(stderr, "objrt: --out %s: %s: %s\n", a->outs[i].spec, path, err);
-            free(path);
-            return -1;
-        }
-        free(path);
     }
     return 0;
 }
@@ -163,8 +209,9 @@ static int run_call(const call_args *a, objrt_unit *u, DLTensor **t)
     const char *name = objrt_tvm_func_name(c.h);
     objrt_set_last_error("%s", "");
     if (a->repeat ? cli_repeat_timed(call_once_cb, &c, a->repeat, name, "call") : call_once(&c)) {
-        fprintf(stderr, "objrt: %s failed: %s\n", name,
-                TVMGetLastError()[0] ? TVMGetLastError() : "(it set no error message)");
+        const char *msg = TVMGetLastError();
+        fprintf(stderr, "objrt: %s failed: %s\n", name, msg[0] ? msg : "(it set no error message)");
+        explain_args(a, t, name, msg);
         rc = EXIT_KERNEL;
         goto out;
     }
@@ -191,6 +238,11 @@ int cmd_call(int argc, char **argv)
     objrt_crash_handler_install();   /* a fatal signal in a kernel is reported as by run */
     if (cli_prepare_outdir("-o", a.outdir) != 0)
         goto out;
+    if (a.list) {
+        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
+            rc = call_list(u);
+        goto out;
+    }
     if (a.graph) {
         if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
             rc = run_graph(&a, u);

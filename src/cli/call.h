@@ -18,10 +18,12 @@ typedef struct out_spec {
 
 typedef struct call_args {
     const char **libs, **files, **ins;
+    char *inout;                  /* inout[i]: --in i came from --inout (written back) */
     out_spec *outs;
     int nlibs, nfiles, nins, nouts;
     const char *func, *outdir, *graph, *params;
     long repeat;
+    int list;                     /* --list */
     int abi;                      /* call_abi; ABI_BY_NAME unless --aot/--packed/--unpacked */
 } call_args;
 
@@ -39,6 +41,13 @@ enum call_abi {
  * name and what else the unit defines; -1 after a message naming the choices when it
  * cannot be told. */
 int call_pick_abi(objrt_unit *u, const call_args *a, const char *func);
+/* The same from the name and the unit alone, silently: -1 when it cannot be told. */
+int call_abi_by_name(objrt_unit *u, const char *func);
+
+/* call_list.c: --list prints every function -f can call, with its ABI (status 0); after
+ * a missing -f FUNC, the nearest names the unit has ("did you mean"). */
+int call_list(objrt_unit *u);
+void call_suggest(objrt_unit *u, const char *func);
 const char *call_abi_name(int abi);
 
 /* TVM-FFI units (call_ffi.c): whether func (NULL: the entry) of u is called with the

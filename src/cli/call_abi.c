@@ -35,11 +35,9 @@ const char *call_abi_name(int abi)
     }
 }
 
-int call_pick_abi(objrt_unit *u, const call_args *a, const char *f)
+int call_abi_by_name(objrt_unit *u, const char *f)
 {
     size_t stem;
-    if (a->abi != ABI_BY_NAME)
-        return a->abi;
     if (!f)
         return ABI_PACKED;                         /* __tvm_main__ names a packed function */
     if (aot_stem(f, "_run_model"))
@@ -47,8 +45,18 @@ int call_pick_abi(objrt_unit *u, const call_args *a, const char *f)
     if (!(stem = aot_stem(f, "_run")))
         return ABI_PACKED;
     int v08 = defines(u, f, stem, "_run_model"), v09 = defines(u, f, stem, "___tvm_main__");
-    if (v08 != v09)
-        return v08 ? ABI_PACKED : ABI_AOT;
+    return v08 == v09 ? -1 : v08 ? ABI_PACKED : ABI_AOT;
+}
+
+int call_pick_abi(objrt_unit *u, const call_args *a, const char *f)
+{
+    if (a->abi != ABI_BY_NAME)
+        return a->abi;
+    int abi = call_abi_by_name(u, f);
+    if (abi >= 0)
+        return abi;
+    size_t stem = aot_stem(f, "_run");
+    int v08 = defines(u, f, stem, "_run_model");
     fprintf(stderr, "objrt: -f %s: cannot tell which AOT interface it has: the unit defines %s "
             "%.*s_run_model (TVM 0.8) %s %.*s___tvm_main__ (TVM >= 0.9). Say which: --packed "
             "(0.8: DLTensors), --aot (>= 0.9: struct inputs *, struct outputs *), or -f "

@@ -17,7 +17,9 @@ const char call_usage[] =
     "  -f FUNC        a system-lib registration or a function of the unit (TVM packed\n"
     "                 signature); without -f, the function the unit's __tvm_main__ names\n"
     "  --in FILE.npy  an input tensor: .npy format 1.0/2.0, C order, little-endian bool,\n"
-    "                 int8-64, uint8-64, float16/32/64; data 64-byte aligned\n"
+    "                 int8-64, uint8-64, float16/32/64; data 128-byte aligned\n"
+    "  --inout FILE.npy  an input the kernel updates in place, in the inputs' order, and\n"
+    "                 written back after the call as DIR/FILE.npy\n"
     "  --out NAME=DTYPE[SHAPE]   an output tensor, zero-filled: e.g. y=float32[4,8], s=int64[]\n"
     "  --repeat N     call N times and print the median time per call\n"
     "  --aot          FUNC is TVM >= 0.9's AOT entry, int32_t FUNC(struct inputs *,\n"
@@ -30,6 +32,7 @@ const char call_usage[] =
     "                 (0.8), --aot when it defines tvmgen_<name>___tvm_main__ (>= 0.9).\n"
     "                 Raw pointers carry no shape: the tensors must have the sizes the\n"
     "                 model was compiled for.\n"
+    "  --list         print every function -f can call, with its ABI, and exit\n"
     "  -l LIB         make a shared library's symbols available\n"
     "ABIs: TVM <= 0.20's packed functions (TVMValue and type codes; FUNC as named), and\n"
     "TVM-FFI of TVM 0.21-0.26 (TVMFFIAny; FUNC is __tvm_ffi_FUNC, without -f __tvm_ffi_main or\n"
@@ -65,7 +68,8 @@ static int parse_out(const char *s, out_spec *o)
     memcpy(dtype, eq + 1, (size_t)(br - eq - 1));
     dtype[br - eq - 1] = '\0';
     if (npy_dtype_by_name(dtype, &o->dtype) != 0)
-        return bad_arg("--out", s, "unknown DTYPE (bool, int8-64, uint8-64, float16/32/64)");
+        return bad_arg("--out", s, "unknown DTYPE (bool, int8-64, uint8-64, float16/32/64, "
+                       "or numpy's spellings of them: f4, <f4, single, double, ?)");
     o->ndim = 0;
     for (p = br + 1; *p != ']';) {
         int64_t v = 0;
@@ -88,7 +92,7 @@ static int parse_out(const char *s, out_spec *o)
 }
 
 enum { OPT_IN = 0x200, OPT_OUT, OPT_REPEAT, OPT_AOT, OPT_PACKED, OPT_UNPACKED, OPT_GRAPH,
-       OPT_PARAMS };
+       OPT_PARAMS, OPT_LIST, OPT_INOUT };
 
 static const struct option call_longopts[] = {
     { "in", required_argument, NULL, OPT_IN },
@@ -97,6 +101,8 @@ static const struct option call_longopts[] = {
     { "aot", no_argument, NULL, OPT_AOT },
     { "packed", no_argument, NULL, OPT_PACKED },
     { "unpacked", no_argument, NULL, OPT_UNPACKED },
+    { "list", no_argument, NULL, OPT_LIST },
+    { "inout", required_argument, NULL, OPT_INOUT },
     { "graph", required_argument, NULL, OPT_GRAPH },
     { "params", required_argument, NULL, OPT_PARAMS },
     { "function", required_argument, NULL, 'f' },
@@ -115,12 +121,19 @@ static int on_option(void *state, int opt, char *arg)
     case 'o': a->outdir = arg; return 0;
     case 'l': a->libs[a->nlibs++] = arg; return 0;
     case OPT_IN: a->ins[a->nins++] = arg; return 0;
+    case OPT_INOUT:
+        if (!npy_stem(arg, NULL, 0))
+            return bad_arg("--inout", arg, "expected FILE.npy (written back as DIR/FILE.npy)");
+        a->inout[a->nins] = 1;
+        a->ins[a->nins++] = arg;
+        return 0;
     case OPT_OUT: return parse_out(arg, &a->outs[a->nouts++]);
     case OPT_GRAPH: a->graph = arg; return 0;
     case OPT_PARAMS: a->params = arg; return 0;
     case OPT_AOT: a->abi = ABI_AOT; return 0;
     case OPT_PACKED: a->abi = ABI_PACKED; return 0;
     case OPT_UNPACKED: a->abi = ABI_UNPACKED; return 0;
+    case OPT_LIST: a->list = 1; return 0;
     case OPT_REPEAT:
         a->repeat = strtol(arg, &end, 10);
         if (*end || end == arg || a->repeat < 1 || a->repeat > 1000000000L)
@@ -138,6 +151,11 @@ static int check_combination(const call_args *a)
                 "Try 'objrt call --help' for more information.\n");
         return -1;
     }
+    for (int i = 0; a->graph && i < a->nins; i++)
+        if (a->inout[i]) {
+            fprintf(stderr, "objrt: --graph takes no --inout (graph inputs are NAME=FILE.npy)\n");
+            return -1;
+        }
     if (a->graph && (a->func || a->nouts || a->abi != ABI_BY_NAME)) {
         fprintf(stderr, "objrt: --graph takes no -f, --out, --aot, --packed or --unpacked "
                 "(outputs are output_I.npy)\n");
@@ -156,10 +174,11 @@ int parse_call_args(int argc, char **argv, call_args *a)
     a->libs = calloc((size_t)argc + 1, sizeof *a->libs);
     a->files = calloc((size_t)argc + 1, sizeof *a->files);
     a->ins = calloc((size_t)argc + 1, sizeof *a->ins);
+    a->inout = calloc((size_t)argc + 1, sizeof *a->inout);
     a->outs = calloc((size_t)argc + 1, sizeof *a->outs);
     a->outdir = ".";
     a->abi = ABI_BY_NAME;
-    if (!a->libs || !a->files || !a->ins || !a->outs) {
+    if (!a->libs || !a->files || !a->ins || !a->inout || !a->outs) {
         fprintf(stderr, "objrt: out of memory\n");
         return -1;
     }
@@ -176,5 +195,6 @@ void free_call_args(call_args *a)
     free(a->libs);
     free(a->files);
     free(a->ins);
+    free(a->inout);
     free(a->outs);
 }

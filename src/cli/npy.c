@@ -41,14 +41,56 @@ static int same_dtype(DLDataType a, DLDataType b)
     return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
+size_t npy_stem(const char *path, char *buf, size_t size)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    if (n <= 4 || strcmp(base + n - 4, ".npy") != 0 || base[0] == '.')
+        return 0;
+    if (buf && n < size) {
+        memcpy(buf, base, n - 4);
+        buf[n - 4] = '\0';
+    }
+    return n - 4;
+}
+
+/* numpy's other spellings of the same types (np.dtype(x).name for each, on LP64 Linux:
+ * "float" and "double" are float64, "int" and "long" int64, as in numpy). */
+static const struct {
+    const char *alias, *name;
+} aliases[] = {
+    {"?", "bool"}, {"bool_", "bool"}, {"bool8", "bool"},
+    {"byte", "int8"}, {"ubyte", "uint8"}, {"short", "int16"}, {"ushort", "uint16"},
+    {"intc", "int32"}, {"uintc", "uint32"}, {"int", "int64"}, {"int_", "int64"},
+    {"long", "int64"}, {"longlong", "int64"}, {"intp", "int64"}, {"uint", "uint64"},
+    {"ulong", "uint64"}, {"ulonglong", "uint64"}, {"uintp", "uint64"},
+    {"half", "float16"}, {"single", "float32"}, {"float", "float64"}, {"double", "float64"},
+    {"float_", "float64"},
+};
+
+/* "f4", "<f4", "=f4", "|u1": a descr without or with a little-endian/native byte order. */
+static int by_descr(const char *name, DLDataType *out)
+{
+    const char *d = name[0] && strchr("<=|", name[0]) ? name + 1 : name;
+    for (size_t i = 0; i < NDTYPES; i++)
+        if (strcmp(d, dtypes[i].descr) == 0 && (name[0] != '|' || dtypes[i].dt.bits <= 8)) {
+            *out = dtypes[i].dt;
+            return 0;
+        }
+    return -1;
+}
+
 int npy_dtype_by_name(const char *name, DLDataType *out)
 {
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(name, aliases[i].alias) == 0)
+            name = aliases[i].name;
     for (size_t i = 0; i < NDTYPES; i++)
         if (strcmp(name, dtypes[i].name) == 0) {
             *out = dtypes[i].dt;
             return 0;
         }
-    return -1;
+    return by_descr(name, out);
 }
 
 const char *npy_dtype_name(DLDataType dt)

@@ -29,7 +29,13 @@ int npy_load(const char *path, DLTensor **out, char *err, size_t errlen);
 /* Write t (compact, CPU) to path in format 1.0. */
 int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
 
-/* dtype by numpy name ("float32", "int8", "bool", ...): 0, or -1 when unknown. */
+/* The file name of `path` without its directory, if it ends in ".npy" and has a stem:
+ * its length (copied into buf, NUL-terminated, when buf is given and big enough), or 0. */
+size_t npy_stem(const char *path, char *buf, size_t size);
+
+/* dtype by any numpy spelling np.dtype() takes for it: its name ("float32", "int8",
+ * "bool"), its character code ("f4", "<f4", "i8", "?") or its C name ("float" is float64,
+ * "single" float32, "int" int64); 0, or -1 when unknown (big-endian ">f4" included). */
 int npy_dtype_by_name(const char *name, DLDataType *out);
 /* numpy name of a dtype, or NULL when .npy cannot hold it. */
 const char *npy_dtype_name(DLDataType dt);

@@ -253,6 +253,44 @@ TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name)
     return lookup_or_error(m, name, "objrt_tvm_func: packed function '%s' not found in the unit");
 }
 
+/* The names are copied first: fn runs without our lock, so it may look functions up. */
+int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const char *name),
+                                 void *data)
+{
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    pthread_mutex_lock(&lock);
+    rt_module *m = find_unit_locked(unit);
+    for (rt_sym *s = m ? m->syms : NULL; s && rc == 0; s = s->next) {
+        if (ctx_prefix_len(s->name) >= 0)
+            continue;
+        if (n == cap) {
+            char **grown = realloc(names, (cap ? 2 * cap : 16) * sizeof *names);
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            names = grown;
+            cap = cap ? 2 * cap : 16;
+        }
+        if (!(names[n] = strdup(s->name)))
+            rc = -1;
+        else
+            n++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!m)
+        rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = fn(data, names[i]);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
 /* The entry's name is a string of the unit's own, terminated within `room` bytes. */
 static bool unit_string(objrt_unit *unit, const char *s, size_t room)
 {

@@ -127,7 +127,7 @@ run_cases rt_load-dso "$rt_timeout" "$T/rt_load" dso "$dso"
 # --- OBJRT_CHECK_ALIGN: the misaligned tensor is refused by name; without it, a fault
 out=$(OBJRT_CHECK_ALIGN=1 timeout 60 "$T/rt_load" diag "$T/seed_kernel.o" 2>/dev/null)
 case "$out" in
-    "refused: kernel 'fill_kernel' argument 0 "*"not 64-byte aligned"*) pass diag-check-align-names-kernel ;;
+    "refused: kernel 'fill_kernel' argument 0 "*"not 128-byte aligned"*) pass diag-check-align-names-kernel ;;
     *) fail "diag-check-align-names-kernel: $out" ;;
 esac
 # an aligned vector store to a misaligned address is a general-protection fault: SIGSEGV

@@ -24,6 +24,12 @@ expect aot08-native-packed aot08-native-run-model aot08-packed-run-by-unit aot08
 expect_harness aot08-packed-run-by-unit-wrong-reference-detected \
     aot08-run-model-unpacked-wrong-reference-detected aot08-unpacked-flag-wrong-reference-detected \
     aot-ambiguous-packed-flag-runs-wrong-reference-detected
+expect inout-written-back inout-input-file-untouched inout-without-flag-not-written \
+    align-kernel-asserting-128 align-check-refuses-64-mod-128 align-check-accepts-128 \
+    align-unchecked-kernel-refuses-64-mod-128 dtype-numpy-spellings dtype-big-endian-refused \
+    arg-error-names-missing-out arg-error-names-files-and-dtypes list-functions-and-abi \
+    list-aot-entries did-you-mean did-you-mean-none-when-far
+expect_harness inout-written-back-wrong-reference-detected align-kernel-asserting-128-wrong-reference-detected
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
@@ -93,6 +99,59 @@ expect_fail aot-ambiguous-refused-naming-choices "cannot tell which AOT interfac
     $OBJRT call "$TMP/aot08x.o" -f tvmgen_default_run "${AOTARGS[@]}"
 native aot08x packed tvmgen_default_run "$TMP/aot08x.o" "${AOTIO[@]}" >/dev/null
 call_ok aot-ambiguous-packed-flag-runs aot "$TMP/aot08x.o" --packed -f tvmgen_default_run "${AOTARGS[@]}"
+
+# --- item 7: --inout hands an in-place update back
+kernel inplace inplace_kernel.c
+cp "$D/st.npy" "$TMP/st-before.npy"
+call_ok inout-written-back inplace "$TMP/inplace.o" -f scale_in_place --inout "$D/st.npy" --out 's=float32[1]'
+cmp -s "$D/st.npy" "$TMP/st-before.npy" && pass inout-input-file-untouched \
+    || fail "inout-input-file-untouched: --inout rewrote its input file outside -o DIR"
+rm -f "$D"/objrt/*.npy
+$OBJRT call "$TMP/inplace.o" -f scale_in_place --in "$D/st.npy" --out 's=float32[1]' -o "$D/objrt" >/dev/null 2>&1
+[ ! -e "$D/objrt/st.npy" ] && [ -e "$D/objrt/s.npy" ] && pass inout-without-flag-not-written \
+    || fail "inout-without-flag-not-written: --in was written out, or the call failed"
+
+# --- item 8: tensor data 128-byte aligned, and OBJRT_CHECK_ALIGN checks 128
+kernel align align_kernel.c
+call_ok align-kernel-asserting-128 align "$TMP/align.o" -f add_one_aligned128 --in "$D/x16.npy" --out 'y=float32[16]'
+if build_prog align-host-build "$TMP/align_host" "$S/align_host.c"; then
+    out=$(OBJRT_CHECK_ALIGN=1 $RUN "$TMP/align_host" "$TMP/align.o" 64 2>&1)
+    grep -q "not 128-byte aligned" <<<"$out" && ! grep -q "^ok" <<<"$out" && pass align-check-refuses-64-mod-128 \
+        || fail "align-check-refuses-64-mod-128: $(oneline "$out")"
+    out=$(OBJRT_CHECK_ALIGN=1 $RUN "$TMP/align_host" "$TMP/align.o" 0 2>&1)
+    [ "$out" = ok ] && pass align-check-accepts-128 || fail "align-check-accepts-128: $(oneline "$out")"
+    out=$($RUN "$TMP/align_host" "$TMP/align.o" 64 2>&1)
+    grep -q "add_one_aligned128: tensor data is not 128-byte aligned" <<<"$out" && pass align-unchecked-kernel-refuses-64-mod-128 \
+        || fail "align-unchecked-kernel-refuses-64-mod-128: $(oneline "$out")"
+fi
+
+# --- item 7: numpy's dtype spellings; argument errors tied to the command line
+ok=
+for dt in f4 '<f4' '=f4' single float32; do
+    $OBJRT call "$TMP/align.o" -f add_one_aligned128 --in "$D/x16.npy" --out "y=$dt[16]" -o "$D/objrt" >/dev/null 2>&1 || ok="$ok $dt"
+done
+for dt in float double f8 int '<i8' '?' u1; do   # numpy: float is float64, int int64
+    rm -f "$D/objrt/y.npy"
+    $OBJRT call "$TMP/align.o" -f add_one_aligned128 --in "$D/x16.npy" --out "y=$dt[16]" -o "$D/objrt" >/dev/null 2>&1
+    [ "$($PY -c 'import sys, numpy; print(numpy.load(sys.argv[1]).dtype)' "$D/objrt/y.npy" 2>&1)" = \
+      "$($PY -c 'import sys, numpy; print(numpy.dtype(sys.argv[1]))' "$dt")" ] || ok="$ok $dt"
+done
+[ -z "$ok" ] && pass dtype-numpy-spellings || fail "dtype-numpy-spellings: not taken as numpy does:$ok"
+expect_fail dtype-big-endian-refused "--out y=>f4\[16\]: unknown DTYPE" $OBJRT call "$TMP/align.o" -f add_one_aligned128 --out 'y=>f4[16]'
+expect_fail arg-error-names-missing-out "scale_in_place takes 2 tensor arguments, the command line gives 1 \(1 --in, 0 --out\)" \
+    $OBJRT call "$TMP/inplace.o" -f scale_in_place --in "$D/st.npy" -o "$D/objrt"
+expect_fail arg-error-names-files-and-dtypes "arg 0 = --in $D/x.npy \(float32\[1000\]\); arg 1 = --out y=int8\[3\] \(int8\[3\]\)" \
+    $OBJRT call "$TMP/aot08.o" -f tvmgen_default_run --in "$D/x.npy" --out 'y=int8[3]' -o "$D/objrt"
+
+# --- item 7: --list and did-you-mean
+out=$($OBJRT call "$TMP/inplace.o" --list 2>&1)
+grep -Eq '^scale_in_place +packed' <<<"$out" && pass list-functions-and-abi || fail "list-functions-and-abi: $(oneline "$out")"
+out=$($OBJRT call "$TMP/aot08.o" --list 2>&1)
+grep -Eq '^tvmgen_default_run +packed' <<<"$out" && grep -Eq '^tvmgen_default_run_model +unpacked' <<<"$out" \
+    && pass list-aot-entries || fail "list-aot-entries: $(oneline "$out")"
+expect_fail did-you-mean "did you mean 'scale_in_place'" $OBJRT call "$TMP/inplace.o" -f scale_inplace
+out=$($OBJRT call "$TMP/inplace.o" -f zzz 2>&1)
+grep -q "did you mean" <<<"$out" && fail "did-you-mean-none-when-far: $(oneline "$out")" || pass did-you-mean-none-when-far
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then

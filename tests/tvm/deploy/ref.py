@@ -17,7 +17,8 @@ def inputs(d):
     r = np.random.default_rng(25)
     f32 = lambda *s: ((r.random(s, dtype=np.float32) - 0.5) * 8).astype(np.float32)
     arrays = {"x": f32(1000), "y_t": np.zeros(1000, np.float32), "a": f32(4, 16),
-              "b": f32(4, 16), "o_t": np.zeros((4, 16), np.float32)}
+              "b": f32(4, 16), "o_t": np.zeros((4, 16), np.float32), "st": f32(257),
+              "s_t": np.zeros(1, np.float32), "x16": f32(16), "y16_t": np.zeros(16, np.float32)}
     for k, v in arrays.items():
         np.save(os.path.join(d, k + ".npy"), v)
 
@@ -31,6 +32,14 @@ def expected(d, case):
     if case == "aot":
         a, b = ld("a"), ld("b")
         return [("output", np.maximum(a * b + a, 0), True)]
+    if case == "inplace":
+        st = ld("st") * np.float32(2) + np.float32(1)
+        acc = np.float32(0)
+        for v in st:                       # the kernel's own order of float additions
+            acc = np.float32(acc + v)
+        return [("st", st, True), ("s", np.array([acc], np.float32), True)]
+    if case == "align":
+        return [("y", ld("x16") + np.float32(1), True)]
     raise SystemExit("ref.py: unknown case %s" % case)
 
 
