@@ -9,7 +9,8 @@ FFI_TFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc
 FFI_KERNELS := $(foreach v,$(FFI_VERS),$(FFI_DIR)/k$(v)_dso.o $(FFI_DIR)/k$(v)_sys.o)
 FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
 
-tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host
+tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host \
+               $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host
 
 $(FFI_DIR)/k%_dso.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
 	@mkdir -p $(dir $@)
@@ -25,6 +26,18 @@ $(FFI_DIR)/native%: tests/tvm_ffi/host.c tests/tvm_ffi/ref_ffi.c $(FFI_DIR)/k%.o
 	$(CC) $(FFI_TFLAGS) -DNATIVE -rdynamic $^ -ldl -lpthread -o $@
 
 $(FFI_DIR)/host: tests/tvm_ffi/host.c $(BUILD)/libobjrt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+# hand-written C exports (tvm-ffi-orcjit's tests): the same two ways
+$(FFI_DIR)/pure.o: tests/tvm_ffi/pure.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -c $< -o $@
+
+$(FFI_DIR)/pure_native: tests/tvm_ffi/pure_host.c tests/tvm_ffi/ref_ffi.c $(FFI_DIR)/pure.o
+	$(CC) $(FFI_TFLAGS) -DNATIVE -rdynamic $^ -ldl -lpthread -o $@
+
+$(FFI_DIR)/pure_host: tests/tvm_ffi/pure_host.c $(BUILD)/libobjrt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
 

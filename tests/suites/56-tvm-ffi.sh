@@ -24,7 +24,8 @@ for v in $vers; do
     for mode in dso sys; do expect "ffi-$v-$mode-call-f-add" "ffi-$v-$mode-call-entry" "ffi-$v-$mode-call-error-exit-1"; done
     [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
 done
-expect ffi-one-per-process-binds-to-standin
+expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
+[ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind
 expect_harness ffi-one-per-process-own-control
 expect_harness ffi-compare-detects-difference
 
@@ -105,6 +106,30 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
                 "$F/k${v}_$mode.o" $v "$TMP/n${v}${mode}1" 2>&1 | grep -E '^(PASS|FAIL) '
         done
     done
+fi
+
+# --- hand-written C exports: results, errors with NULL parts, host globals, constructor order
+timeout 60 $RUN "$F/pure_native" >"$TMP/pn" 2>&1
+timeout 60 $RUN "$F/pure_host" "$F/pure.o" >"$TMP/po" 2>&1
+if ! grep -q '^ctor_log: str ' "$TMP/pn"; then fail "ffi-pure-c-host: the native link did not run: $(tail -n 1 "$TMP/pn")"
+elif ! d=$(diff "$TMP/pn" <(grep -v '^dtor ' "$TMP/po")); then fail "ffi-pure-c-host: objrt differs from the native link: $(printf '%s' "$d" | head -n 4 | tr '\n' ' ')"
+else pass ffi-pure-c-host; fi
+if grep -qx 'dtor before unload: 0' "$TMP/po" && grep -qx 'dtor after unload: 42' "$TMP/po"; then pass ffi-pure-dtor-at-unload
+else fail "ffi-pure-dtor-at-unload: $(grep '^dtor' "$TMP/po" | tr '\n' ' ')"; fi
+if [ "$TARGET:$SAN" = x86_64: ]; then
+    out=$(OBJRT_LIBRARY=$ROOT/$BUILD/libobjrt.so PYTHONPATH=$ROOT/python timeout 60 $PY -c '
+import sys, objrt
+with objrt.Context() as c:
+    u = c.load(sys.argv[1])
+    print(u.packed("add_int")(40, 2), u.packed("mul_float")(1.5, 4.0), u.packed("bump")(), u.packed("count")())
+    try:
+        u.packed("err_parts")()
+    except objrt.KernelError as e:
+        print(e.kind, e.message, sep="|")' "$F/pure.o" 2>&1)
+    if [ "$(sed -n 1p <<<"$out")" = "42 6.0 None 1" ]; then pass ffi-py-pure-results
+    else fail "ffi-py-pure-results: $(tr '\n' ' ' <<<"$out")"; fi
+    if [ "$(sed -n 2p <<<"$out")" = "ValueError|first, then second" ]; then pass ffi-py-pure-error-kind
+    else fail "ffi-py-pure-error-kind: $(tr '\n' ' ' <<<"$out")"; fi
 fi
 
 # --- one TVM-FFI per process: a host linked with the stand-in binds the unit to it
