@@ -13,7 +13,7 @@ install: install-python
 
 install-python:
 	install -d $(PYPKG)/numba/_child
-	install -m 644 python/objrt/*.py $(PYPKG)/
+	install -m 644 python/objrt/*.py python/objrt/py.typed $(PYPKG)/
 	install -m 644 python/objrt/numba/*.py $(PYPKG)/numba/
 	install -m 644 python/objrt/numba/_child/*.py $(PYPKG)/numba/_child/
 	printf '# written by make install-python\nLIBRARY = "%s"\n' '$(PREFIX)/lib/libobjrt.so' \

@@ -11,16 +11,28 @@ running process and call them, through libobjrt.so (ctypes, nothing compiled).
 Every failure raises objrt.LinkError carrying objrt's own message (file, section, symbol).
 objrt.llvm is an llvmlite-compatible execution engine, objrt.numba runs numba on it.
 """
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import os
 import threading
+from typing import Any, Callable, Optional, Tuple, Union
 
 from . import _lib
+from ._version import __version__
 
-__all__ = ["Context", "Unit", "Stats", "Memory", "LinkError", "KernelError", "library_path"]
+__all__ = ["Context", "Unit", "Stats", "Memory", "LinkError", "KernelError", "library_path",
+           "__version__"]
 
-library_path = _lib.path
+#: What load() takes: a path, the bytes of an object or archive, or (name, bytes).
+Input = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview,
+              Tuple[str, Union[bytes, bytearray, memoryview]]]
+#: What define() takes: an address, a ctypes function or a ctypes object.
+Target = Union[int, "ctypes._CFuncPtr", "ctypes._SimpleCData", ctypes.Structure, ctypes.Union,
+               ctypes.Array]
+
+library_path: str = _lib.path
 """The libobjrt.so this package uses (OBJRT_LIBRARY overrides the search)."""
 
 
@@ -106,7 +118,8 @@ class Context:
     (objrt_options.pack_small: a JIT makes many small units); OBJRT_PACK=0 overrides it.
     """
 
-    def __init__(self, page_size=0, constructors=True, earlier_wins=False, pack_small=True):
+    def __init__(self, page_size: int = 0, constructors: bool = True, earlier_wins: bool = False,
+                 pack_small: bool = True) -> None:
         h = _lib.objrt_new()
         if not h:
             raise MemoryError("objrt_new failed")
@@ -142,7 +155,7 @@ class Context:
         raise e
 
     # -- loading --------------------------------------------------------------------------
-    def load(self, *inputs):
+    def load(self, *inputs: Input) -> Unit:
         """Link the inputs as one unit and return it.
 
         Each input is a path (str or os.PathLike), or the bytes of an object or archive
@@ -186,7 +199,7 @@ class Context:
                         % (k, type(item).__name__))
 
     # -- symbols --------------------------------------------------------------------------
-    def define(self, name, target):
+    def define(self, name: Union[str, bytes], target: Target) -> None:
         """Give `name` an address for later loads: an int, a ctypes function (for example
         ``CFUNCTYPE(c_int, c_int)(py_callable)``) or a ctypes object (its address). The
         object is kept alive as long as the context, so a Python callback cannot be
@@ -196,13 +209,13 @@ class Context:
             self._fail()
         self._keep[_name_bytes(name)] = target
 
-    def add_library(self, name):
+    def add_library(self, name: str) -> None:
         """Make a shared library's symbols available to later loads: a path, a soname
         ("libm.so.6") or a short name as for ``cc -l`` ("m")."""
         if _lib.objrt_add_library(self._handle(), os.fsencode(name)):
             self._fail()
 
-    def set_resolver(self, fn):
+    def set_resolver(self, fn: Optional[Callable[[str], Optional[int]]]) -> None:
         """Consult ``fn(name) -> address or None`` for names nothing else defines (after
         the host and added libraries, before "undefined symbol"). It is called during
         load() on the loading thread; an exception it raises fails that load and becomes
@@ -230,13 +243,13 @@ class Context:
         _lib.objrt_set_resolver(h, tramp, None)
         self._resolver = (fn, tramp)
 
-    def sym(self, name):
+    def sym(self, name: Union[str, bytes]) -> Optional[int]:
         """Address of a global symbol of any loaded unit (latest first) or of a defined
         name, or None."""
         return _lib.objrt_sym(self._handle(), _name_bytes(name)) or None
 
     # -- lifetime -------------------------------------------------------------------------
-    def memory(self):
+    def memory(self) -> Memory:
         """Memory of the context's shared pages and kept reservations (objrt_memory_usage)
         as a Memory."""
         m = _lib.CMemory()
@@ -244,7 +257,7 @@ class Context:
             raise LinkError("objrt_memory_usage failed")
         return Memory(*(getattr(m, f[0]) for f in _lib.CMemory._fields_))
 
-    def close(self):
+    def close(self) -> None:
         """Unload every unit still loaded and free the context."""
         if not self._h:
             return
@@ -281,11 +294,11 @@ class Unit:
         return self._h
 
     @property
-    def loaded(self):
+    def loaded(self) -> bool:
         """False once unloaded (explicitly, by a ``with`` block or by Context.close())."""
         return bool(self._h) and self._h in self.context._live
 
-    def address(self, name):
+    def address(self, name: Union[str, bytes]) -> int:
         """Address (int) of a global definition of this unit; LinkError if it has none."""
         p = _lib.objrt_unit_sym(self._handle(), _name_bytes(name))
         if not p:
@@ -293,7 +306,7 @@ class Unit:
                             % _name_bytes(name).decode(errors="replace"))
         return p
 
-    def function(self, name, restype, *argtypes):
+    def function(self, name: Union[str, bytes], restype: Any, *argtypes: Any) -> Any:
         """A ctypes function calling `name` with the given C signature. The function keeps
         this unit loaded as long as it exists (unload() still unloads explicitly)."""
         addr = self.address(name)
@@ -301,7 +314,7 @@ class Unit:
         f._objrt_unit = self                # ctypes function objects accept attributes
         return f
 
-    def packed(self, name):
+    def packed(self, name: str) -> Callable[..., Any]:
         """A Python callable for the unit's function `name`: TVM-FFI (objrt._tvm_ffi) when
         the unit speaks it, else TVM's old packed ABI (objrt._tvm)."""
         from . import _tvm, _tvm_ffi
@@ -310,18 +323,18 @@ class Unit:
         return _tvm.PackedFunction(self, name)
 
     @property
-    def stats(self):
+    def stats(self) -> Stats:
         """The unit's Stats (what the planner and linker did)."""
         s = _lib.CStats()
         _lib.objrt_unit_stats(self._handle(), ctypes.byref(s))
         return Stats(*(getattr(s, f[0]) for f in _lib.CStats._fields_))
 
     @property
-    def dependants(self):
+    def dependants(self) -> int:
         """How many loaded units are bound to this one (objrt_unit_dependants)."""
         return _lib.objrt_unit_dependants(self._handle())
 
-    def unload(self):
+    def unload(self) -> None:
         """Run destructors and return the unit's memory. Idempotent. Raises LinkError
         (and stays loaded) while a later unit is bound to it: unload that one first."""
         live = self.context._live

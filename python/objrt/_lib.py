@@ -15,9 +15,11 @@ def _candidates():
         out.append(_installed.LIBRARY)
     except ImportError:
         pass
+    # The library a wheel built from a checkout carries (python/_build/objrt_build.py)
+    out.append(os.path.join(_HERE, "libobjrt.so.0"))
     # Running from a checkout: python/objrt/ -> <repo>/build/libobjrt.so
     out.append(os.path.join(_HERE, "..", "..", "build", "libobjrt.so"))
-    out.append("libobjrt.so")               # the dynamic linker's search path
+    out.append("libobjrt.so.0")             # installed (make install): by its soname
     return out
 
 
@@ -25,13 +27,15 @@ def _open():
     errors = []
     for path in _candidates():
         if os.sep in path and not os.path.exists(path):
-            errors.append("%s: no such file" % path)
+            errors.append("%s: no such file" % os.path.normpath(path))
             continue
         try:
             return ctypes.CDLL(path), path
         except OSError as e:
             errors.append(str(e))
-    raise ImportError("objrt: cannot load libobjrt.so (set OBJRT_LIBRARY or run `make`): "
+    raise ImportError("objrt: cannot load libobjrt.so: this package carries none (built "
+                      "outside a checkout), none is installed (libobjrt.so.0 on the dynamic "
+                      "linker's path: `make install`), and OBJRT_LIBRARY is not set; tried: "
                       + "; ".join(errors))
 
 

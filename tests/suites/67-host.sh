@@ -7,6 +7,8 @@
 # (libstdc++, libm, -rdynamic / objrt_define). Files that are not a unit objrt loads (a
 # shared library, an executable, another machine's object, a 32-bit one) named as such.
 # Crash reports with file:line from the unit's DWARF (libdw), gcc's and clang's.
+# x86_64: `pip install ./python` into a fresh venv without network; the installed package
+# works without OBJRT_LIBRARY (the wheel carries libobjrt.so), has __version__ and py.typed.
 # Configs: x86_64: and aarch64: (gdb-multiarch on qemu's gdb server).
 # suite-timeout: 900
 set -u
@@ -23,6 +25,8 @@ expect undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx \
     undefined-libm-hint-is-libm undefined-c-name-not-demangled
 expect crash-lines-gcc-dwarf crash-lines-clang-dwarf5 crash-lines-still-dies-by-signal \
     crash-lines-none-without-dwarf
+[ "$TARGET" = x86_64 ] && expect pip-install-fresh-venv-offline pip-installed-package-runs-a-unit \
+    pip-installed-version-matches-library pip-installed-typed pip-installed-without-library-says-what-to-do
 expect input-shared-library-named input-executable-named input-pie-executable-named \
     input-other-machine-named input-32-bit-named input-own-machine-runs
 
@@ -224,5 +228,60 @@ if $GCC -g0 -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_nodwarf.o"; then
     else
         fail "crash-lines-none-without-dwarf: status $rc, $(oneline "$(cat "$TMP/nodwarf.err")")"
     fi
+fi
+# ---- the Python package: pip install ./python, offline, in a fresh venv (x86_64) ---------
+[ "$TARGET" = x86_64 ] || exit 0
+V=$TMP/venv PY=/usr/bin/python3
+# No network: a network namespace of its own when allowed, else an index that cannot answer.
+OFFLINE=(env PIP_INDEX_URL=http://127.0.0.1:9/simple PIP_RETRIES=0 PIP_TIMEOUT=2)
+unshare -n true 2>/dev/null && OFFLINE=(unshare -n)
+if ! "$PY" -m venv "$V" >"$TMP/venv.log" 2>&1; then
+    fail "pip-install-fresh-venv-offline: python3 -m venv: $(oneline "$(cat "$TMP/venv.log")")"
+elif (cd "$ROOT" && "${OFFLINE[@]}" "$V/bin/pip" install ./python) >"$TMP/pip.log" 2>&1; then
+    pass "pip-install-fresh-venv-offline (${OFFLINE[0]})"
+    SITE=$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    # From a directory with no checkout around it and no OBJRT_LIBRARY.
+    out=$(cd "$TMP" && env -u OBJRT_LIBRARY -u PYTHONPATH "$V/bin/python" - "$FX/small.o" <<'PYEOF' 2>&1
+import ctypes, sys, objrt
+print("path", objrt.library_path)
+with objrt.Context().load(sys.argv[1]) as u:
+    print("small_fn", u.function("small_fn", ctypes.c_int)())
+lib = ctypes.CDLL(objrt.library_path)
+lib.objrt_version.restype = ctypes.c_char_p
+print("version", objrt.__version__, lib.objrt_version().decode())
+PYEOF
+)
+    if printf '%s\n' "$out" | grep -qx "path $SITE/objrt/libobjrt.so.0" &&
+       printf '%s\n' "$out" | grep -qx "small_fn 7"; then
+        pass "pip-installed-package-runs-a-unit"
+    else
+        fail "pip-installed-package-runs-a-unit: $(oneline "$out")"
+    fi
+    hv=$(sed -n 's/^#define OBJRT_VERSION "\(.*\)".*/\1/p' "$ROOT/include/objrt.h")
+    if printf '%s\n' "$out" | grep -qx "version $hv $hv"; then
+        pass "pip-installed-version-matches-library ($hv)"
+    else
+        fail "pip-installed-version-matches-library: header $hv, $(printf '%s\n' "$out" | grep '^version')"
+    fi
+    out=$(cd "$TMP" && "$V/bin/python" -c '
+import typing, objrt
+h = typing.get_type_hints(objrt.Context.load)
+assert h["return"] is objrt.Unit, h
+assert typing.get_type_hints(objrt.Unit.address)["return"] is int
+print("ok")' 2>&1)
+    if [ -f "$SITE/objrt/py.typed" ] && [ "$out" = ok ]; then pass "pip-installed-typed"
+    else fail "pip-installed-typed: py.typed $(ls "$SITE/objrt/py.typed" 2>&1), $(oneline "$out")"; fi
+    # Without the library it carries: found by its soname if installed, else a message
+    # that says what to do.
+    rm -f "$SITE/objrt/libobjrt.so.0"
+    out=$(cd "$TMP" && env -u OBJRT_LIBRARY "$V/bin/python" -c 'import objrt; print("path", objrt.library_path)' 2>&1)
+    if printf '%s' "$out" | grep -q "ImportError: objrt: cannot load libobjrt.so: .*make install.*OBJRT_LIBRARY" ||
+       [ "$out" = "path libobjrt.so.0" ]; then
+        pass "pip-installed-without-library-says-what-to-do"
+    else
+        fail "pip-installed-without-library-says-what-to-do: $(oneline "$out")"
+    fi
+else
+    fail "pip-install-fresh-venv-offline: $(oneline "$(tail -n 4 "$TMP/pip.log")")"
 fi
 exit 0
