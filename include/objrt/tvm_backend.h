@@ -192,7 +192,10 @@ int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *
  * overflow); a bad graph or a missing function gives NULL with the last error set.
  * objrt_graph_load_params copies a runtime.save_param_dict blob into the inputs it names;
  * objrt_graph_set_input copies one tensor. Both check dtype, shape and size against the
- * graph. objrt_graph_run calls the nodes in order; a failing node is reported as
+ * graph. Params a module links in (link-params: it defines _lookup_linked_param) are
+ * fetched by storage id at create, as TVM's graph executor does; a later set_input or
+ * load_params still replaces them. objrt_graph_run refuses, naming it, an input that
+ * nothing set (it would run on zeros); it calls the nodes in order; a failing node is reported as
  * "graph: node N ('name', func) failed: <the kernel's message>". objrt_graph_output gives
  * output i (a view into the graph's storage, valid until the next run or free).
  * CPU only; the graph does not own `mod`. All return 0, or -1 with TVMGetLastError set. */

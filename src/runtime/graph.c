@@ -18,6 +18,7 @@ typedef struct g_entry {            /* one node output: a view on a storage bloc
     DLTensor flat;                  /* the same as 1-D, for flatten_data nodes */
     int64_t shape[MAX_NDIM], flat_shape[1];
     int64_t storage;
+    int set;                        /* an input's data was given (set, params, linked) */
 } g_entry;
 
 typedef struct g_node {
@@ -293,6 +294,37 @@ static int parse_graph(objrt_graph *g, json_t *root, TVMModuleHandle mod)
     return 0;
 }
 
+/* Params a module links in (relay.build with link-params): as TVM's graph executor does,
+ * ask the module's _lookup_linked_param for each input's storage id; a non-NULL
+ * kTVMOpaqueHandle is the param's data, laid out as the input's dtype and shape. */
+static int fetch_linked_params(objrt_graph *g, TVMModuleHandle mod)
+{
+    TVMFunctionHandle f = NULL;
+    if (TVMModGetFunction(mod, "_lookup_linked_param", 0, &f) != 0)
+        return gerr("_lookup_linked_param: %s", TVMGetLastError());
+    for (int i = 0; f && i < g->nnodes; i++) {
+        if (g->nodes[i].is_op)
+            continue;
+        g_entry *en = &g->entries[g->row[i]];
+        TVMValue arg = { .v_int64 = en->storage }, ret = { .v_handle = NULL };
+        int code = kTVMArgInt, rcode = kTVMNullptr;
+        if (TVMFuncCall(f, &arg, &code, 1, &ret, &rcode) != 0) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", TVMGetLastError());
+            return gerr("_lookup_linked_param(%lld) for input '%s' failed: %s",
+                        (long long)en->storage, g->nodes[i].name, msg);
+        }
+        if (rcode == kTVMNullptr || !ret.v_handle)
+            continue;                          /* not a linked param: set it another way */
+        if (rcode != kTVMOpaqueHandle)
+            return gerr("_lookup_linked_param(%lld) for input '%s' returned type code %d, "
+                        "not a data pointer (3)", (long long)en->storage, g->nodes[i].name, rcode);
+        memcpy(en->t.data, ret.v_handle, (size_t)objrt_tensor_nbytes(&en->t));
+        en->set = 1;
+    }
+    return 0;
+}
+
 objrt_graph *objrt_graph_create(const char *json, size_t len, TVMModuleHandle mod)
 {
     json_error_t jerr;
@@ -308,7 +340,8 @@ objrt_graph *objrt_graph_create(const char *json, size_t len, TVMModuleHandle mo
     }
     if (!(g = calloc(1, sizeof *g))) {
         gerr("out of memory");
-    } else if (!json_is_object(root) || parse_graph(g, root, mod) != 0) {
+    } else if (!json_is_object(root) || parse_graph(g, root, mod) != 0 ||
+               fetch_linked_params(g, mod) != 0) {
         if (!json_is_object(root))
             gerr("the top level is not a JSON object");
         objrt_graph_free(g);
@@ -380,6 +413,7 @@ static int set_input_bytes(objrt_graph *g, const char *name, DLDataType dt, int 
                     (unsigned long long)nbytes, (long long)objrt_tensor_nbytes(t));
     if (nbytes)
         memcpy(t->data, data, nbytes);
+    g->entries[e].set = 1;
     return 0;
 }
 
@@ -468,10 +502,24 @@ out:
     return rc;
 }
 
+/* An input nobody gave would run on zeros and look like success: refuse it by name. */
+static int check_inputs_set(const objrt_graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++)
+        if (!g->nodes[i].is_op && !g->entries[g->row[i]].set)
+            return gerr("input '%s' (node %d) was never set: give it with set_input (objrt "
+                        "call: --in %s=FILE.npy), in the params blob (--params), or link it "
+                        "into the module (_lookup_linked_param)", g->nodes[i].name, i,
+                        g->nodes[i].name);
+    return 0;
+}
+
 int objrt_graph_run(objrt_graph *g)
 {
     TVMValue ret;
     int rcode;
+    if (g && check_inputs_set(g) != 0)
+        return -1;
     for (int i = 0; g && i < g->nnodes; i++) {
         g_node *n = &g->nodes[i];
         if (!n->is_op || !n->fn)

@@ -30,6 +30,8 @@ expect inout-written-back inout-input-file-untouched inout-without-flag-not-writ
     arg-error-names-missing-out arg-error-names-files-and-dtypes list-functions-and-abi \
     list-aot-entries did-you-mean did-you-mean-none-when-far
 expect_harness inout-written-back-wrong-reference-detected align-kernel-asserting-128-wrong-reference-detected
+expect graph-linked-params graph-param-never-set-fails graph-linked-params-overridden-by-set-input
+expect_harness graph-linked-params-wrong-reference-detected
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
@@ -152,6 +154,17 @@ grep -Eq '^tvmgen_default_run +packed' <<<"$out" && grep -Eq '^tvmgen_default_ru
 expect_fail did-you-mean "did you mean 'scale_in_place'" $OBJRT call "$TMP/inplace.o" -f scale_inplace
 out=$($OBJRT call "$TMP/inplace.o" -f zzz 2>&1)
 grep -q "did you mean" <<<"$out" && fail "did-you-mean-none-when-far: $(oneline "$out")" || pass did-you-mean-none-when-far
+
+# --- item 2: a link-params graph's weights come from _lookup_linked_param; none unset
+kernel glp graph_lp.c
+kernel glpx graph_lp.c -DNO_LINKED
+call_ok graph-linked-params graph_lp "$TMP/glp.o" --graph "$D/g_lp.json" --in "x=$D/x16.npy"
+expect_fail graph-param-never-set-fails "input 'p0' \(node 1\) was never set" \
+    $OBJRT call "$TMP/glpx.o" --graph "$D/g_lp.json" --in "x=$D/x16.npy" -o "$D/objrt"
+# set_input after the linked copy wins, as in TVM: p0 = x gives relu(2x) * 2 != the reference
+$OBJRT call "$TMP/glp.o" --graph "$D/g_lp.json" --in "x=$D/x16.npy" --in "p0=$D/x16.npy" -o "$D/objrt" >/dev/null 2>&1
+if [ -f "$D/objrt/output_0.npy" ] && ! $PY "$S/ref.py" check "$D" graph_lp >/dev/null 2>&1
+then pass graph-linked-params-overridden-by-set-input; else fail graph-linked-params-overridden-by-set-input; fi
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then

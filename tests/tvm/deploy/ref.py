@@ -7,10 +7,33 @@
                                       outputs (DIR/native/, byte-identical when present);
                                       --control compares against a wrong reference: exit 1
 """
+import json
 import os
 import sys
 
 import numpy as np
+
+
+P0 = np.arange(-4, 12, dtype=np.float32) / np.float32(4)   # graph_lp.c's linked weights
+
+
+def graph_lp(d):
+    op = lambda name, func, inputs: {
+        "op": "tvm_op", "name": name, "inputs": inputs,
+        "attrs": {"num_outputs": "1", "num_inputs": str(len(inputs)), "flatten_data": "0",
+                  "func_name": func, "hash": "5a5a5a5a"}}
+    nodes = [{"op": "null", "name": "x", "inputs": []},
+             {"op": "null", "name": "p0", "inputs": []},
+             op("tvmgen_default_fused_add_nn_relu", "fused_add_nn_relu", [[0, 0, 0], [1, 0, 0]]),
+             op("tvmgen_default_fused_multiply", "fused_multiply", [[2, 0, 0]])]
+    g = {"nodes": nodes, "arg_nodes": [0, 1], "heads": [[3, 0, 0]],
+         "attrs": {"dltype": ["list_str", ["float32"] * 4],
+                   "shape": ["list_shape", [[16]] * 4],
+                   "storage_id": ["list_int", [0, 1, 2, 3]],
+                   "device_index": ["list_int", [1] * 4]},
+         "node_row_ptr": [0, 1, 2, 3, 4]}
+    with open(os.path.join(d, "g_lp.json"), "w") as f:
+        json.dump(g, f)
 
 
 def inputs(d):
@@ -21,6 +44,7 @@ def inputs(d):
               "s_t": np.zeros(1, np.float32), "x16": f32(16), "y16_t": np.zeros(16, np.float32)}
     for k, v in arrays.items():
         np.save(os.path.join(d, k + ".npy"), v)
+    graph_lp(d)
 
 
 # CASE -> [(output name, numpy reference from inputs, exact?)]
@@ -38,6 +62,8 @@ def expected(d, case):
         for v in st:                       # the kernel's own order of float additions
             acc = np.float32(acc + v)
         return [("st", st, True), ("s", np.array([acc], np.float32), True)]
+    if case == "graph_lp":
+        return [("output_0", np.maximum(ld("x16") + P0, 0) * np.float32(2), True)]
     if case == "align":
         return [("y", ld("x16") + np.float32(1), True)]
     raise SystemExit("ref.py: unknown case %s" % case)
