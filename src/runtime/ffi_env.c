@@ -155,14 +155,15 @@ static ffi_cached *cached_find_locked(ffi_module *m, const char *sym)
     return NULL;
 }
 
-/* A registration among every module (a system-lib view): the host's, then units'. */
+/* A registration among every module (a system-lib view): the host's, then units' (latest
+ * first), each tried with every name it may hold the function under. */
 static void *view_find_locked(const ffi_module *view, const char *name, ffi_module **owner,
                               char sym[512])
 {
     char cand[6][512];
-    int n = candidates(name, view->prefix, 0, cand);
-    for (int i = 0; i < n; i++)
-        for (ffi_module *m = &host_mod; m; m = m == &host_mod ? units : m->next) {
+    for (ffi_module *m = &host_mod; m; m = m == &host_mod ? units : m->next) {
+        int n = candidates(name, view->prefix, m->v21, cand);   /* 0.21 registers unprefixed */
+        for (int i = 0; i < n; i++) {
             ffi_reg *r = reg_find(m->regs, cand[i]);
             if (r && r->ptr) {
                 *owner = m;
@@ -170,6 +171,7 @@ static void *view_find_locked(const ffi_module *view, const char *name, ffi_modu
                 return r->ptr;
             }
         }
+    }
     return NULL;
 }
 

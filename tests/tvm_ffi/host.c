@@ -90,6 +90,8 @@ static void print_floats(const char *c, const float *v, int n)
     printf("\n");
 }
 
+static void syslib(TVMFFIAny *args);
+
 static void cases(void)
 {
     static _Alignas(64) float a[8], b[8], c[8], x[100], y[100];
@@ -137,6 +139,36 @@ static void cases(void)
         printf("callg: type %d value %lld\n", r.type_index, (long long)r.v_int64);
     call("miss", miss, NULL, 0, &r);
     call("nokind", get("nokind"), NULL, 0, &r);
+    syslib(args);
+}
+
+/* ffi.SystemLib(prefix) and ffi.ModuleGetFunction(mod, "add", true), then add. */
+static void syslib(TVMFFIAny *args)
+{
+    TVMFFIByteArray n1 = { "ffi.SystemLib", 13 }, n2 = { "ffi.ModuleGetFunction", 21 };
+    TVMFFIObjectHandle sl = NULL, gf = NULL;
+    TVMFFIAny r, m, q[3];
+    float *c = ((DLTensor *)args[2].v_ptr)->data;
+    if (TVMFFIFunctionGetGlobal(&n1, &sl) || !sl || TVMFFIFunctionGetGlobal(&n2, &gf) || !gf) {
+        printf("syslib-add: no ffi.SystemLib or ffi.ModuleGetFunction\n");
+        return;
+    }
+    TVMFFIAny p = { .type_index = kTVMFFIRawStr, .v_c_str = pfx };
+    if (call("syslib-add", sl, &p, 1, &m) != 0)
+        return;
+    q[0] = m;
+    q[1] = (TVMFFIAny){ .type_index = kTVMFFIRawStr, .v_c_str = "add" };
+    q[2] = (TVMFFIAny){ .type_index = kTVMFFIBool, .v_int64 = 1 };
+    if (call("syslib-add", gf, q, 3, &r) != 0)
+        return;
+    if (r.type_index != kTVMFFIFunction) {
+        printf("syslib-add: ModuleGetFunction gave type %d\n", r.type_index);
+        return;
+    }
+    memset(c, 0, 8 * sizeof *c);
+    TVMFFIAny out;
+    if (call("syslib-add", r.v_ptr, args, 3, &out) == 0)
+        print_floats("syslib-add", c, 8);
 }
 
 int main(int argc, char **argv)

@@ -226,6 +226,45 @@ int TVMBackendParallelLaunch(FTVMParallelLambda f, void *cdata, int num_task)
 }
 int TVMBackendParallelBarrier(int id, TVMParallelGroupEnv *env) { (void)id, (void)env; pthread_barrier_wait(&bar); return 0; }
 
+/* A system-lib registration of function `name` (a system library holds nothing else). */
+static void *registered(const char *name, const char *pfx)
+{
+    char b[4][256];
+    snprintf(b[0], 256, "__tvm_ffi_%s%s", pfx, name);
+    snprintf(b[1], 256, "__tvm_ffi_%s", name);
+    snprintf(b[2], 256, "%s%s", pfx, name);
+    snprintf(b[3], 256, "%s", name);
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < nsyms; i++)
+            if (!strcmp(syms[i].name, b[k]))
+                return syms[i].p;
+    return NULL;
+}
+
+/* ffi.SystemLib([prefix]) -> the one module; ffi.ModuleGetFunction(mod, name, imports) */
+static char syslib_prefix[64];
+
+static int system_lib(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
+{
+    (void)self;
+    snprintf(syslib_prefix, sizeof syslib_prefix, "%s", n == 1 ? a[0].v_c_str : "");
+    r->type_index = kTVMFFIModule;
+    r->v_ptr = &module;
+    return 0;
+}
+
+static int module_get_function(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
+{
+    void *code = n >= 2 && a[0].v_ptr == &module ? registered(a[1].v_c_str, syslib_prefix) : NULL;
+    (void)self;
+    r->type_index = kTVMFFINone;
+    if (code) {
+        TVMFFIFunctionCreate(NULL, (TVMFFISafeCallType)code, NULL, &r->v_ptr);
+        r->type_index = kTVMFFIFunction;
+    }
+    return 0;
+}
+
 /* What tvm-ffi's library loader does for a DSO-mode object linked in: fill the slots. */
 void ref_native_load(void)
 {
@@ -240,7 +279,13 @@ void ref_native_load(void)
         {"__TVMFFIHandleInitOnce", (void *)TVMFFIHandleInitOnce},
         {"__TVMBackendGetFuncFromEnv", (void *)TVMBackendGetFuncFromEnv},
     };
+    TVMFFIObjectHandle f;
+    TVMFFIByteArray n1 = { "ffi.SystemLib", 13 }, n2 = { "ffi.ModuleGetFunction", 21 };
     void **p;
+    TVMFFIFunctionCreate(NULL, system_lib, NULL, &f);
+    TVMFFIFunctionSetGlobal(&n1, f, 0);
+    TVMFFIFunctionCreate(NULL, module_get_function, NULL, &f);
+    TVMFFIFunctionSetGlobal(&n2, f, 0);
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if ((p = dlsym(RTLD_DEFAULT, slots[i].slot)))
             *p = slots[i].fn;
