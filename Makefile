@@ -39,9 +39,10 @@ LOADER_SRC  := $(foreach d,$(LOADER_DIRS),$(wildcard src/$d/*.c))
 RUNTIME_SRC := $(wildcard src/runtime/*.c)
 LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LOADER_OBJ  := $(LOADER_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cli/*.c))
 
-all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt.so $(BUILD)/objrt
+all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt_loader.a $(BUILD)/libobjrt.so $(BUILD)/objrt
 
 # Header dependencies: every object writes its own list (-MMD, beside it as .d; -MP adds a
 # target per header so a deleted header is no error). An object without its .d file (built
@@ -61,7 +62,20 @@ ifdef CROSS
 $(BUILD)/obj/src/debug/srcline.o: CFLAGS += -idirafter /usr/include
 endif
 
-$(BUILD)/libobjrt.a: $(LIB_OBJ)
+# The runtime registers itself with the loader from a constructor (base/provider.h) and
+# nothing of the loader names it; as an archive member of its own a static link would
+# leave it out. In libobjrt.a it travels with the public entry points (api.c), which
+# every host links: one relocatable object of both (-r). The .so holds every object.
+PACKED_OBJ := $(BUILD)/obj/src/loader/api.o $(BUILD)/obj/src/runtime/loader_hooks.o
+$(BUILD)/obj/api+runtime.o: $(PACKED_OBJ)
+	$(CC) -r -nostdlib -o $@ $^
+
+$(BUILD)/libobjrt.a: $(filter-out $(PACKED_OBJ),$(LIB_OBJ)) $(BUILD)/obj/api+runtime.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The loader alone, without the runtime: for hosts that load plain code (tests/loader-alone).
+$(BUILD)/libobjrt_loader.a: $(LOADER_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 

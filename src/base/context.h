@@ -37,7 +37,7 @@ struct objrt_unit {
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     objrt_strmap syms;          /* name -> index into addrs: global definitions only */
     uint64_t *addrs;
-    uint64_t *room;             /* bytes the loader may touch at each symbol: st_size cut at
+    uint64_t *extent;           /* bytes the loader may touch at each symbol: st_size cut at
                                    its section's end; 0 when absolute or unsized */
     uint8_t *type;              /* STT_* of each (STT_OBJECT for COMMON) */
     char *names;                /* string pool owning the names in `syms` */

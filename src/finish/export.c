@@ -75,7 +75,7 @@ static void fill(const objrt_unit *u, image *m)
         uint32_t v = u->syms.ents[i].val;
         uint64_t addr = u->addrs[v];
         Elf64_Sym s = { .st_name = (Elf64_Word)name, .st_value = addr, .st_shndx = SHN_ABS,
-                        .st_size = u->room[v],
+                        .st_size = u->extent[v],
                         .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE) };
         memcpy(m->buf + m->sym + k * sizeof s, &s, sizeof s);
         size_t len = u->syms.ents[i].key.len + 1;

@@ -1,7 +1,7 @@
 /*
  * unit.c - what remains of a load: the unit's symbol table (names copied, since inputs
  * may go away) and the checked ways into it (objrt_unit_sym, objrt_unit_slot,
- * objrt_unit_room).
+ * objrt_unit_extent).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "symbols/symbols.h"
 #include "sites/sites.h"
 #include "debug/unitinfo.h"
-#include "rt_hooks.h"
+#include "finish/unit.h"
 
 static bool in_table(const objrt_gsym *s) { return s->state == G_DEF || s->state == G_COMMON; }
 
@@ -30,9 +30,9 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
         }
     u->names = malloc(bytes ? bytes : 1);
     u->addrs = malloc((count ? count : 1) * sizeof *u->addrs);
-    u->room = malloc((count ? count : 1) * sizeof *u->room);
+    u->extent = malloc((count ? count : 1) * sizeof *u->extent);
     u->type = malloc(count ? count : 1);
-    if (!u->names || !u->addrs || !u->room || !u->type || objrt_strmap_reserve(&u->syms, count))
+    if (!u->names || !u->addrs || !u->extent || !u->type || objrt_strmap_reserve(&u->syms, count))
         return objrt_fail(l->ctx, "out of memory");
     char *w = u->names;
     uint32_t n = 0;
@@ -44,7 +44,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
             continue;
         memcpy(w, s->name, s->len + 1);
         u->addrs[n] = addr;
-        u->room[n] = fixed ? 0 : s->size;  /* resolve.c: st_size within its section */
+        u->extent[n] = fixed ? 0 : s->size;  /* resolve.c: st_size within its section */
         u->type[n] = s->state == G_COMMON ? STT_OBJECT
                    : ELF64_ST_TYPE(l->objs[s->obj]->syms[s->sym].st_info);
         if (objrt_strmap_add_new(&u->syms, &(objrt_strkey){ w, s->len, s->hash }, n++))
@@ -55,7 +55,7 @@ static int index_symbols(objrt_link *l, objrt_unit *u)
 }
 
 /* Bytes from addr to the end of the permission group of the unit holding it (0: none). */
-size_t objrt_unit_room(const objrt_unit *u, const void *addr, bool writable)
+size_t objrt_unit_extent(const objrt_unit *u, const void *addr, bool writable)
 {
     uintptr_t a = (uintptr_t)addr, base = (uintptr_t)u->base;
     for (int g = writable ? GRP_RW : 0; g < GRP_COUNT; g++) {
@@ -67,15 +67,15 @@ size_t objrt_unit_room(const objrt_unit *u, const void *addr, bool writable)
 }
 
 static int slot_locked(objrt_unit *u, const char *name, size_t size, bool writable, void **out,
-                       size_t *room, char *err, size_t errlen)
+                       size_t *extent, char *err, size_t errlen)
 {
     uint32_t i = objrt_strmap_get(&u->syms, name);
     if (i == OBJRT_NONE)
         return 0;
     void *p = (void *)(uintptr_t)u->addrs[i];
-    const char *why = u->room[i] == 0 ? "absolute, outside the unit or without a size"
-                    : u->room[i] < size ? "smaller, or too near the end of its section"
-                    : objrt_unit_room(u, p, writable) < size ? "in a read-only section"
+    const char *why = u->extent[i] == 0 ? "absolute, outside the unit or without a size"
+                    : u->extent[i] < size ? "smaller, or too near the end of its section"
+                    : objrt_unit_extent(u, p, writable) < size ? "in a read-only section"
                     : writable && (uintptr_t)p % size ? "misaligned for its size" : NULL;
     if (why) {
         snprintf(err, errlen, "'%s' must be a %s object of %zu bytes inside the unit's own "
@@ -83,17 +83,17 @@ static int slot_locked(objrt_unit *u, const char *name, size_t size, bool writab
         return -1;
     }
     *out = p;
-    if (room)
-        *room = u->room[i];
+    if (extent)
+        *extent = u->extent[i];
     return 1;
 }
 
 int objrt_unit_slot(objrt_unit *u, const char *name, size_t size, bool writable, void **out,
-                    size_t *room, char *err, size_t errlen)
+                    size_t *extent, char *err, size_t errlen)
 {
     *out = NULL;
     pthread_mutex_lock(&u->ctx->lock);
-    int rc = slot_locked(u, name, size, writable, out, room, err, errlen);
+    int rc = slot_locked(u, name, size, writable, out, extent, err, errlen);
     pthread_mutex_unlock(&u->ctx->lock);
     return rc;
 }
@@ -132,7 +132,7 @@ static int func_locked(objrt_unit *u, const char *name, void **out, char *err, s
     char ename[OBJRT_ESC_MAX];
     snprintf(err, errlen, "'%s' is not a function of the unit: it is %s%s%s%s%s",
              objrt_escape(name, ename, sizeof ename), type_name(u->type[i]),
-             loc.section ? " in " : u->room[i] == 0 && !code ? " (absolute)" : "",
+             loc.section ? " in " : u->extent[i] == 0 && !code ? " (absolute)" : "",
              loc.section ? loc.section : "", loc.object ? " of " : "",
              loc.object ? loc.object : "");
     return -1;
@@ -167,7 +167,7 @@ void objrt_unit_free(objrt_unit *u)
     objrt_memdso_close(u->export_module, u->export_fd);
     objrt_strmap_free(&u->syms);
     free(u->addrs);
-    free(u->room);
+    free(u->extent);
     free(u->type);
     free(u->names);
     free(u->eh_frames);

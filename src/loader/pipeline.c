@@ -28,7 +28,8 @@
 #include "input/input.h"
 #include "arch/arch.h"
 #include "debug/unitinfo.h"
-#include "rt_hooks.h"
+#include "base/provider.h"
+#include "finish/unit.h"
 
 void __cxa_finalize(void *dso);
 
@@ -130,6 +131,44 @@ static void fill_stats(objrt_link *l, objrt_unit *u, double t0)
     s->comdat_bytes_dropped = l->comdat_bytes_dropped;
 }
 
+/* Each provider's slots of u, every one checked before any is written, then its hook;
+ * on a failure the providers whose hook ran forget u again. */
+static int providers_before_init(objrt_unit *u, char *err, size_t errlen)
+{
+    const objrt_provider *p;
+    size_t i;
+    for (i = 0; (p = objrt_provider_at(i)); i++) {
+        void *at[OBJRT_PROVIDER_SLOTS_MAX];
+        size_t k;
+        for (k = 0; k < p->nslots; k++)
+            if (objrt_unit_slot(u, p->slots[k].name, sizeof(void *), true, &at[k], NULL,
+                                err, errlen) < 0)
+                break;
+        if (k == p->nslots) {
+            for (k = 0; k < p->nslots; k++)
+                if (at[k])
+                    *(void **)at[k] = p->slots[k].addr;
+            if (!p->before_init || p->before_init(u, err, errlen) == 0)
+                continue;
+        }
+        while (i-- > 0)
+            if ((p = objrt_provider_at(i))->unload)
+                p->unload(u);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every provider's after_init hook; the first failure is the one reported. */
+static int providers_after_init(objrt_unit *u, char *err, size_t errlen)
+{
+    const objrt_provider *p;
+    for (size_t i = 0; (p = objrt_provider_at(i)); i++)
+        if (p->after_init && p->after_init(u, err, errlen))
+            return -1;
+    return 0;
+}
+
 /* Constructors run with the unit published, so they may look up its symbols. Returns -1
  * with the unit still to be freed, -2 when it was already unloaded. */
 static int initialise(objrt_link *l, objrt_unit *u)
@@ -139,7 +178,7 @@ static int initialise(objrt_link *l, objrt_unit *u)
     if (objrt_collect_init(l, u, &ctors))
         return -1;
     objrt_registry_add(u);
-    if (objrt_rt_before_init(u, err, sizeof err)) {
+    if (providers_before_init(u, err, sizeof err)) {
         free(ctors.fn);
         objrt_registry_remove(u);
         return objrt_fail(l->ctx, "%s", err);
@@ -147,7 +186,7 @@ static int initialise(objrt_link *l, objrt_unit *u)
     if (!l->ctx->opt.no_constructors)
         objrt_run_fns(&ctors);
     free(ctors.fn);
-    if (objrt_rt_after_init(u, err, sizeof err)) {
+    if (providers_after_init(u, err, sizeof err)) {
         objrt_fail(l->ctx, "%s", err);
         objrt_pipeline_unload(u);
         return -2;
@@ -184,7 +223,10 @@ void objrt_pipeline_unload(objrt_unit *u)
         __cxa_finalize(u->base);        /* atexit/__cxa_atexit handlers of this unit */
         objrt_run_fns(&u->dtors);
     }
-    objrt_rt_unload(u);
+    const objrt_provider *p;
+    for (size_t i = 0; (p = objrt_provider_at(i)); i++)
+        if (p->unload)
+            p->unload(u);
     objrt_registry_remove(u);
     objrt_unit_free(u);
 }

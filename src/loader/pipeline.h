@@ -22,7 +22,7 @@ void objrt_link_release(objrt_link *l);
 /* A whole load, constructors included (ctx->lock held): the unit, or NULL with the error. */
 objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
                                 const objrt_input *inputs, size_t n);
-/* Destructors, runtime hooks, registry, memory: everything a load made (ctx->lock held). */
+/* Destructors, the providers' unload hooks, the registry, memory: everything a load made (ctx->lock held). */
 void objrt_pipeline_unload(objrt_unit *u);
 
 #endif

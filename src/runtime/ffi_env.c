@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ffi_internal.h"
-#include "rt_hooks.h"
+#include "finish/unit.h"
 
 #define CTX22 "__tvm_ffi__library_ctx"      /* TVM 0.22+ */
 #define CTX21 "__tvm_ffi_library_ctx"       /* TVM 0.21 */
@@ -585,7 +585,7 @@ static int publish_locked(ffi_module *m, char *err, size_t errlen)
     int v21;
     for (ffi_reg *r = m->regs; r; r = r->next)
         if (r->ptr && ctx_prefix_len(r->name, &v21) >= 0 &&
-            (objrt_unit_room(m->unit, r->ptr, true) < sizeof(void *) ||
+            (objrt_unit_extent(m->unit, r->ptr, true) < sizeof(void *) ||
              (uintptr_t)r->ptr % sizeof(void *))) {
             snprintf(err, errlen, "'%s' registered at %p must be an aligned, writable pointer "
                      "inside the unit's own sections", r->name, r->ptr);

@@ -1,8 +1,10 @@
-/* loader_hooks.c - the runtime side of src/rt_hooks.h: which names loaded code binds to
- * the runtime, and what a load does to a unit that speaks the TVM ABI. */
+/* loader_hooks.c - the runtime as a provider of the loader (base/provider.h): which names
+ * loaded code binds to the runtime, the DSO-mode slots it fills, and what a load does to a
+ * unit that speaks the TVM ABI. It registers itself when the library is loaded. */
 #include <stdio.h>
 #include <string.h>
-#include "rt_hooks.h"
+#include "base/provider.h"
+#include "finish/unit.h"
 #include "modules.h"
 #include "ffi_internal.h"
 
@@ -23,7 +25,7 @@ static const struct { const char *name; void *addr; } exported[] = {
 };
 
 /* DSO mode: the object defines these zero-initialised slots and calls through them. */
-static const struct { const char *slot; void *addr; } dso_slots[] = {
+static const objrt_provided dso_slots[] = {
     {"__TVMFuncCall", (void *)TVMFuncCall},
     {"__TVMAPISetLastError", (void *)TVMAPISetLastError},
     {"__TVMBackendGetFuncFromEnv", (void *)TVMBackendGetFuncFromEnv},
@@ -33,7 +35,7 @@ static const struct { const char *slot; void *addr; } dso_slots[] = {
     {"__TVMBackendParallelBarrier", (void *)TVMBackendParallelBarrier},
 };
 
-void *objrt_rt_lookup(const char *name)
+static void *rt_lookup(const char *name)
 {
     if (strncmp(name, "TVM", 3) != 0 && strncmp(name, "objrt_", 6) != 0)
         return NULL;
@@ -45,25 +47,19 @@ void *objrt_rt_lookup(const char *name)
     return NULL;
 }
 
-/* Each slot must be a writable pointer of the unit itself: an object does not get to choose
- * where the loader writes. */
-int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
+/* The loader filled the DSO slots (each a writable pointer of the unit itself: an object
+ * does not get to choose where the loader writes); the module context slot gets the
+ * unit's own module. */
+static int rt_before_init(objrt_unit *unit, char *err, size_t errlen)
 {
     rt_module *m;
-    void *slots[sizeof dso_slots / sizeof dso_slots[0]], *ctx;
-    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++)
-        if (objrt_unit_slot(unit, dso_slots[i].slot, sizeof(void *), true, &slots[i], NULL,
-                            err, errlen) < 0)
-            return -1;
+    void *ctx;
     if (objrt_unit_slot(unit, "__tvm_module_ctx", sizeof(void *), true, &ctx, NULL, err, errlen) < 0)
         return -1;
     if (!(m = rt_module_open(unit))) {
         snprintf(err, errlen, "kernel runtime: out of memory creating the module context");
         return -1;
     }
-    for (size_t i = 0; i < sizeof dso_slots / sizeof dso_slots[0]; i++)
-        if (slots[i])
-            *(void **)slots[i] = dso_slots[i].addr;
     if (ctx)
         *(void **)ctx = m;
     /* a TVM-FFI unit (ffi_env.c): its slots after these, so a host's registration wins */
@@ -74,7 +70,7 @@ int objrt_rt_before_init(objrt_unit *unit, char *err, size_t errlen)
     return 0;
 }
 
-int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen)
+static int rt_after_init(objrt_unit *unit, char *err, size_t errlen)
 {
     rt_module *m = rt_module_close_init(unit);
     if (m && rt_module_publish(m, err, errlen) != 0)
@@ -82,8 +78,24 @@ int objrt_rt_after_init(objrt_unit *unit, char *err, size_t errlen)
     return rt_ffi_after_init(unit, m ? m->syms : NULL, err, errlen);
 }
 
-void objrt_rt_unload(objrt_unit *unit)
+static void rt_unload(objrt_unit *unit)
 {
     rt_module_forget(unit);
     rt_ffi_unload(unit);
+}
+
+static const objrt_provider runtime = {
+    .name = "kernel runtime",
+    .lookup = rt_lookup,
+    .slots = dso_slots,
+    .nslots = sizeof dso_slots / sizeof dso_slots[0],
+    .before_init = rt_before_init,
+    .after_init = rt_after_init,
+    .unload = rt_unload,
+};
+
+/* Before main (or at dlopen of libobjrt.so): the first load already sees the runtime. */
+__attribute__((constructor)) static void rt_register(void)
+{
+    objrt_provider_register(&runtime);
 }

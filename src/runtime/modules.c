@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modules.h"
-#include "rt_hooks.h"
+#include "finish/unit.h"
 #include "ffi_internal.h"
 
 #define CTX_NAME "__tvm_module_ctx"
@@ -142,7 +142,7 @@ static rt_func *lookup(rt_module *m, const char *name, bool *refused)
     }
     fn = registered_locked(m, name);
     pthread_mutex_unlock(&lock);
-    /* a name from an input is called as code: it must name a function (rt_hooks.h) */
+    /* a name from an input is called as code: it must name a function (finish/unit.h) */
     if (!fn && m->unit && objrt_unit_func(m->unit, name, &fn, why, sizeof why) < 0) {
         objrt_set_last_error("%s", why);
         *refused = true;
@@ -291,11 +291,11 @@ int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const c
     return rc;
 }
 
-/* The entry's name is a string of the unit's own, terminated within `room` bytes. */
-static bool unit_string(objrt_unit *unit, const char *s, size_t room)
+/* The entry's name is a string of the unit's own, terminated within `extent` bytes. */
+static bool unit_string(objrt_unit *unit, const char *s, size_t extent)
 {
-    size_t in_unit = objrt_unit_room(unit, s, false);
-    return in_unit && memchr(s, '\0', room < in_unit ? room : in_unit);
+    size_t in_unit = objrt_unit_extent(unit, s, false);
+    return in_unit && memchr(s, '\0', extent < in_unit ? extent : in_unit);
 }
 
 TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
@@ -304,13 +304,13 @@ TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
     rt_module *m;
     char err[256];
     void *sym;
-    size_t room = SIZE_MAX;     /* a registered name: bounded by its permission group */
+    size_t extent = SIZE_MAX;     /* a registered name: bounded by its permission group */
     pthread_mutex_lock(&lock);
     m = find_unit_locked(unit);
     entry = m ? registered_locked(m, "__tvm_main__") : NULL;
     pthread_mutex_unlock(&lock);
     if (!entry && unit) {       /* the symbol: bounded by its own size too */
-        if (objrt_unit_slot(unit, "__tvm_main__", 1, false, &sym, &room, err, sizeof err) < 0) {
+        if (objrt_unit_slot(unit, "__tvm_main__", 1, false, &sym, &extent, err, sizeof err) < 0) {
             objrt_set_last_error("objrt_tvm_main: %s", err);
             return NULL;
         }
@@ -320,7 +320,7 @@ TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
         objrt_set_last_error("objrt_tvm_main: the unit defines no __tvm_main__");
         return NULL;
     }
-    if (!unit_string(unit, entry, room)) {
+    if (!unit_string(unit, entry, extent)) {
         objrt_set_last_error("objrt_tvm_main: __tvm_main__ is not a string inside the unit");
         return NULL;
     }
@@ -456,7 +456,7 @@ int rt_module_publish(rt_module *m, char *err, size_t errlen)
     pthread_mutex_lock(&lock);
     for (rt_sym *s = m->syms; s && rc == 0; s = s->next)
         if (s->ptr && ctx_prefix_len(s->name) >= 0 &&
-            (objrt_unit_room(m->unit, s->ptr, true) < sizeof(void *) ||
+            (objrt_unit_extent(m->unit, s->ptr, true) < sizeof(void *) ||
              (uintptr_t)s->ptr % sizeof(void *))) {
             snprintf(err, errlen, "'%s' registered at %p must be an aligned, writable pointer "
                      "inside the unit's own sections", s->name, s->ptr);

@@ -15,7 +15,7 @@
 
 #include "symbols/symbols.h"
 #include "symbols/lookup.h"
-#include "rt_hooks.h"
+#include "base/provider.h"
 
 /* ---- are the context's answers still the process's? ---- */
 
@@ -258,6 +258,17 @@ void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name)
     return p ? p : defined_lookup(ctx, name);
 }
 
+/* The symbols the providers registered with the loader define (base/provider.h). */
+static void *provided_lookup(const char *name)
+{
+    const objrt_provider *pr;
+    void *p;
+    for (size_t i = 0; (pr = objrt_provider_at(i)); i++)
+        if (pr->lookup && (p = pr->lookup(name)))
+            return p;
+    return NULL;
+}
+
 /* The resolution order outside the unit (called with ctx->lock held). The compiler's
  * support library comes last: `cc` links it implicitly, and the host may not have loaded
  * it (AArch64 long double arithmetic calls __addtf3 and friends). */
@@ -266,7 +277,7 @@ void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *key)
     const char *name = key->s;
     void *p;
     if ((p = objrt_sym_loaded(ctx, key)) || (p = objrt_builtin_lookup(name)) ||
-        (p = objrt_rt_lookup(name)) || (p = global_scope_lookup(ctx, key)))
+        (p = provided_lookup(name)) || (p = global_scope_lookup(ctx, key)))
         return p;
     for (size_t i = 0; i < ctx->nlibs; i++)
         if ((p = dlsym(ctx->libs[i], name)))

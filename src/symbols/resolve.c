@@ -25,12 +25,12 @@ static int duplicate(objrt_link *l, const objrt_gsym *g, const objrt_obj *o)
                       g->name, l->objs[g->obj]->name);
 }
 
-/* How many bytes the loader itself may touch at a definition (unit.c's room): its own
+/* How many bytes the loader itself may touch at a definition (a unit's extent, unit.c): its own
  * st_size, cut at the end of its section (parse guarantees st_value <= sh_size); none
  * outside a section. Read here, where the symbol entry is in cache: the unit's table is
  * built long after, when it is not. A symbol without a size gets none: the loader never
  * guesses where an object ends. */
-static uint64_t section_room(const objrt_obj *o, uint32_t i)
+static uint64_t section_extent(const objrt_obj *o, uint32_t i)
 {
     uint32_t shndx = objrt_sym_shndx(o, i);
     if (shndx >= o->shnum)
@@ -53,7 +53,7 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
         def.size = s->st_size;
         def.common_align = s->st_value;
     } else {
-        def.size = section_room(o, i);
+        def.size = section_extent(o, i);
     }
     switch (g->state) {
     case G_UNDEF:

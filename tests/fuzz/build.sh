@@ -16,6 +16,10 @@ for src in $(ls "$ROOT"/src/*/*.c | grep -v "/src/cli/"); do
     echo "clang $CFLAGS -fsanitize=fuzzer-no-link -c $src -o $OUT/lib/$(basename "$(dirname "$src")")-$(basename "$src" .c).o"
 done | xargs -P 2 -I{} sh -c '{}'
 rm -f "$OUT/lib/libobjrt-fuzz.a"
+# As in the Makefile's libobjrt.a: the runtime's registration with the loader travels with
+# the public entry points (api.o), which every harness links.
+ld -r -o "$OUT/lib/api+runtime.o" "$OUT/lib/loader-api.o" "$OUT/lib/runtime-loader_hooks.o"
+rm -f "$OUT/lib/loader-api.o" "$OUT/lib/runtime-loader_hooks.o"
 ar rcs "$OUT/lib/libobjrt-fuzz.a" "$OUT"/lib/*.o
 for t in $TARGETS; do
     clang $CFLAGS -fsanitize=fuzzer -o "$OUT/$t" "$ROOT/tests/fuzz/$t.c" \

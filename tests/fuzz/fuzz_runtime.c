@@ -1,7 +1,7 @@
 /*
  * fuzz_runtime.c - libFuzzer harness: the kernel runtime's hooks on a loaded unit.
  *
- * A load fills the unit's TVM DSO slots and __tvm_module_ctx (objrt_rt_before_init) and
+ * A load fills the unit's TVM DSO slots and __tvm_module_ctx (the loader, and the runtime's before-init hook: base/provider.h) and
  * registers the unit as a module; this harness then reads __tvm_main__ (objrt_tvm_main),
  * looks up a packed function named by the input's last bytes (objrt_tvm_func), and asks
  * TVMBackendGetFuncFromEnv through the module context the loader wrote, if any. No

@@ -15,7 +15,7 @@
  *   values         g starts at its initial value; every f_i(x) is right
  *   bytes          arena pages per unit <= 2 x the unit's content (printed)
  *   deps           a root with leaves bound to it is not unloaded
- *   guard          objrt_unit_room / objrt_addr_info never give a unit a neighbour's
+ *   guard          objrt_unit_extent / objrt_addr_info never give a unit a neighbour's
  *                  bytes on a shared page, nor another unit's bytes that lie between its
  *                  own chunks; objrt_unit_slot refuses past a symbol
  *   random-unload  leaves unloaded in random order; the rest still compute right
@@ -30,7 +30,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include "../unit/t_wxpoll.h"
-#include "rt_hooks.h"
+#include "finish/unit.h"
 
 #define VARIANTS 20
 #define ROOTS 10
@@ -244,8 +244,8 @@ static void guard(objrt_ctx *ctx)
         uintptr_t pa = (uintptr_t)a->g, pb = (uintptr_t)b->g;
         if (pa / g_page != pb / g_page)
             continue;
-        size_t room_ab = objrt_unit_room(a->u, b->g, true), room_ba = objrt_unit_room(b->u, a->g, true);
-        size_t room_a = objrt_unit_room(a->u, a->g, true);
+        size_t room_ab = objrt_unit_extent(a->u, b->g, true), room_ba = objrt_unit_extent(b->u, a->g, true);
+        size_t room_a = objrt_unit_extent(a->u, a->g, true);
         objrt_location la, lb;
         int ia = objrt_addr_info(ctx, a->g, &la), ib = objrt_addr_info(ctx, b->g, &lb);
         void *p;
@@ -278,8 +278,8 @@ static void guard(objrt_ctx *ctx)
                 continue;
             found = 1;
             objrt_location l = { 0 };
-            size_t r0 = objrt_unit_room(g_u[i].u, g_u[j].g, false);
-            size_t r1 = objrt_unit_room(g_u[i].u, g_u[j].g, true);
+            size_t r0 = objrt_unit_extent(g_u[i].u, g_u[j].g, false);
+            size_t r1 = objrt_unit_extent(g_u[i].u, g_u[j].g, true);
             if (r0 || r1 || objrt_addr_info(ctx, g_u[j].g, &l) || l.unit != g_u[j].u) {
                 ok = 0;
                 snprintf(why, sizeof why, "unit %d's g lies between unit %d's f and g: room %zu/%zu "
