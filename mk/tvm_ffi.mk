@@ -10,7 +10,8 @@ FFI_KERNELS := $(foreach v,$(FFI_VERS),$(FFI_DIR)/k$(v)_dso.o $(FFI_DIR)/k$(v)_s
 FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
 
 tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host \
-               $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host
+               $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host \
+               $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o
 
 $(FFI_DIR)/k%_dso.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
 	@mkdir -p $(dir $@)
@@ -28,6 +29,17 @@ $(FFI_DIR)/native%: tests/tvm_ffi/host.c tests/tvm_ffi/ref_ffi.c $(FFI_DIR)/k%.o
 $(FFI_DIR)/host: tests/tvm_ffi/host.c $(BUILD)/libobjrt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+# context slots the loader must refuse (read-only), and their writable control
+$(FFI_DIR)/bad_ok.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -c $< -o $@
+$(FFI_DIR)/bad_ro_ctx.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -DRO_CTX -c $< -o $@
+$(FFI_DIR)/bad_ro_slot.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -DRO_SLOT -c $< -o $@
 
 # hand-written C exports (tvm-ffi-orcjit's tests): the same two ways
 $(FFI_DIR)/pure.o: tests/tvm_ffi/pure.c $(FFI_HDRS)

@@ -13,6 +13,7 @@
 #define CTX21 "__tvm_ffi_library_ctx"       /* TVM 0.21 */
 #define FN_PREFIX "__tvm_ffi_"
 #define MAX_NESTED 16                       /* loads started from constructors, per thread */
+#define WHY_LEN 1200
 
 typedef struct ffi_reg {                    /* one TVMFFIEnvModRegister*Symbol() */
     struct ffi_reg *next;
@@ -177,8 +178,10 @@ static void *view_find_locked(const ffi_module *view, const char *name, ffi_modu
 
 /* The code of function `name` of m and the module owning it: registrations, then the
  * unit's own symbols (looked up without our lock: the loader holds its own around our
- * hooks). */
-static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char sym[512])
+ * hooks). A name from an input is called as code, so a symbol must be a function of the
+ * unit (rt_hooks.h, objrt_unit_func): when it is not, NULL with the reason in why. */
+static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char sym[512],
+                         char why[WHY_LEN])
 {
     char cand[6][512];
     int n;
@@ -198,24 +201,30 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
         }
     }
     pthread_mutex_unlock(&lock);
-    for (int i = 0; i < n && !p && m->unit; i++)
-        if ((p = objrt_unit_sym(m->unit, cand[i])))
+    for (int i = 0; i < n && !p && m->unit; i++) {
+        int found = objrt_unit_func(m->unit, cand[i], &p, why, WHY_LEN);
+        if (found < 0)
+            return NULL;
+        if (found)
             strcpy(sym, cand[i]);
+    }
     *owner = m;
     return p;
 }
 
-/* A borrowed Function for `name` in m (cached in the owning module), or NULL. */
-static TVMFFIObjectHandle module_function(ffi_module *m, const char *name)
+/* A borrowed Function for `name` in m (cached in the owning module), or NULL (with a
+ * reason in why when a symbol of that name is not a function). */
+static TVMFFIObjectHandle module_function(ffi_module *m, const char *name, char why[WHY_LEN])
 {
     ffi_module *owner = NULL;
     char sym[512];
     ffi_cached *c;
     TVMFFIObjectHandle f;
-    void *code = module_code(m, name, &owner, sym);
-    size_t len = strlen(sym);
-    if (!code)
+    void *code;
+    why[0] = '\0';
+    if (!(code = module_code(m, name, &owner, sym, why)))
         return NULL;
+    size_t len = strlen(sym);
     pthread_mutex_lock(&lock);
     c = cached_find_locked(owner, sym);
     f = c ? c->f : NULL;
@@ -286,9 +295,14 @@ int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char *fu
                   "context of objrt (looking up %s)", library_ctx, func_name);
         return -1;
     }
-    if (!(f = module_function(library_ctx, func_name)))
+    char why[WHY_LEN];
+    if (!(f = module_function(library_ctx, func_name, why)) && !why[0])
         f = module_global(library_ctx, func_name);
     *out = f;
+    if (why[0]) {
+        ffi_raise("RuntimeError", "%s", why);
+        return -1;
+    }
     if (!f) {
         ffi_raise("RuntimeError", "Cannot find function %s in the imported modules or global "
                   "registry", func_name);
@@ -420,7 +434,12 @@ int ffi_builtin_module_get_function(void *self, const TVMFFIAny *args, int32_t n
         ffi_raise("TypeError", "ffi.ModuleGetFunction: expects (Module of objrt, str, bool)");
         return -1;
     }
-    f = module_function(m, name);
+    char why[WHY_LEN];
+    f = module_function(m, name, why);
+    if (why[0]) {
+        ffi_raise("RuntimeError", "%s", why);
+        return -1;
+    }
     if (!f && n == 3 && args[2].type_index <= kTVMFFIBool && args[2].v_int64)
         f = module_global(m, name);          /* query_imports: the globals are the imports */
     ret->zero_padding = 0;
@@ -713,7 +732,12 @@ int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
         }
         want = objrt_tvm_func_name(h);
     }
-    if (!(f = module_function(m, want))) {
+    char why[WHY_LEN];
+    if (!(f = module_function(m, want, why)) && why[0]) {
+        ffi_raise("RuntimeError", "%s", why);
+        return -1;
+    }
+    if (!f) {
         ffi_raise("RuntimeError", "Cannot find function %s in %s", name ? name : FN_PREFIX "main",
                   objrt_unit_name(unit));
         return -1;

@@ -82,6 +82,14 @@ static int host_mul(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
     return 0;
 }
 
+/* A host's context symbol: the workspace allocator a DSO-mode unit's slot gets. */
+static int ctx_allocs;
+static void *counting_alloc(int dt, int di, uint64_t n, int code, int bits)
+{
+    __atomic_fetch_add(&ctx_allocs, 1, __ATOMIC_RELAXED);
+    return TVMBackendAllocWorkspace(dt, di, n, code, bits);
+}
+
 static void print_floats(const char *c, const float *v, int n)
 {
     printf("%s:", c);
@@ -133,6 +141,7 @@ static void cases(void)
         for (int i = 0; i < 100; i++)
             s += y[i];
         printf("par: num_task %d sum %g\n", nt[0], s);
+        printf("ctx-alloc: the host's allocator %s\n", ctx_allocs ? "used" : "not used");
     }
     TVMFFIAny ints[2] = { { .type_index = kTVMFFIInt, .v_int64 = 6 }, { .type_index = kTVMFFIInt, .v_int64 = 7 } };
     if (call("callg", cg, ints, 2, &r) == 0)
@@ -171,6 +180,25 @@ static void syslib(TVMFFIAny *args)
         print_floats("syslib-add", c, 8);
 }
 
+#ifndef NATIVE
+/* After objrt_unload, the system library no longer has the unit's add. */
+static void syslib_after_unload(void)
+{
+    TVMFFIByteArray n1 = { "ffi.SystemLib", 13 }, n2 = { "ffi.ModuleGetFunction", 21 };
+    TVMFFIObjectHandle sl = NULL, gf = NULL;
+    TVMFFIAny m, r, p = { .type_index = kTVMFFIRawStr, .v_c_str = pfx }, q[3];
+    TVMFFIFunctionGetGlobal(&n1, &sl);
+    TVMFFIFunctionGetGlobal(&n2, &gf);
+    if (call("objrt-only after-unload", sl, &p, 1, &m) != 0)
+        return;
+    q[0] = m;
+    q[1] = (TVMFFIAny){ .type_index = kTVMFFIRawStr, .v_c_str = "add" };
+    q[2] = (TVMFFIAny){ .type_index = kTVMFFIBool, .v_int64 = 1 };
+    if (call("objrt-only after-unload", gf, q, 3, &r) == 0)
+        printf("objrt-only after-unload: add is %s\n", r.type_index == kTVMFFINone ? "gone" : "still there");
+}
+#endif
+
 int main(int argc, char **argv)
 {
     TVMFFIObjectHandle mul = NULL;
@@ -183,6 +211,7 @@ int main(int argc, char **argv)
     TVMFFIFunctionCreate(NULL, host_mul, NULL, &mul);
     TVMFFIByteArray name = { "host.mul", 8 };
     TVMFFIFunctionSetGlobal(&name, mul, 0);
+    TVMFFIEnvModRegisterContextSymbol("__TVMBackendAllocWorkspace", (void *)counting_alloc);
 #ifdef NATIVE
     ref_native_load();
 #else
@@ -201,6 +230,10 @@ int main(int argc, char **argv)
         cases();
     fflush(stdout);
 #ifndef NATIVE
+    if (!getenv("HOST_CASE")) {             /* objrt only: unload drops the registrations */
+        objrt_unload(unit);
+        syslib_after_unload();
+    }
     objrt_free(ctx);
 #endif
     return 0;

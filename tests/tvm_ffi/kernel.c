@@ -17,6 +17,7 @@
  *       side maps an unknown kind)
  *   unfilled() (DSO mode): calls through a slot no runtime fills (__TVMFFIEnvGetStream):
  *       a NULL call, as under TVM
+ *   notfn: a data object named like a function (objrt refuses to call it)
  *   main: the entry (add) */
 #include <stdint.h>
 #include <string.h>
@@ -264,6 +265,8 @@ int FN(unfilled)(void *self, const TVMFFIAny *args, int32_t num_args, TVMFFIAny 
     return 0;
 }
 #endif
+
+int FN(notfn)[4] = { 1, 2, 3, 4 };
 
 /* ---- the entry ---- */
 #if TVM == 21

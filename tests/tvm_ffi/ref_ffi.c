@@ -265,6 +265,16 @@ static int module_get_function(void *self, const TVMFFIAny *a, int32_t n, TVMFFI
     return 0;
 }
 
+static struct { char name[128]; void *p; } ctx_syms[16];
+static int nctx_syms;
+
+int TVMFFIEnvModRegisterContextSymbol(const char *name, void *p)
+{
+    snprintf(ctx_syms[nctx_syms].name, sizeof ctx_syms[0].name, "%s", name);
+    ctx_syms[nctx_syms++].p = p;
+    return 0;
+}
+
 /* What tvm-ffi's library loader does for a DSO-mode object linked in: fill the slots. */
 void ref_native_load(void)
 {
@@ -289,6 +299,9 @@ void ref_native_load(void)
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if ((p = dlsym(RTLD_DEFAULT, slots[i].slot)))
             *p = slots[i].fn;
+    for (int i = 0; i < nctx_syms; i++)     /* the registered values win */
+        if ((p = dlsym(RTLD_DEFAULT, ctx_syms[i].name)))
+            *p = ctx_syms[i].p;
     if ((p = dlsym(RTLD_DEFAULT, "__tvm_ffi__library_ctx")))
         *p = &module;
     if ((p = dlsym(RTLD_DEFAULT, "__tvm_ffi_library_ctx")))
