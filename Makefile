@@ -96,26 +96,57 @@ $(BUILD)/libobjrt.so: $(BUILD)/libobjrt.so.$(VERSION)
 $(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS)
 
+# LIBDIR: where the libraries and objrt.pc go, e.g. LIBDIR=$(PREFIX)/lib/x86_64-linux-gnu
+# for a Debian multiarch layout. Every public function gets a man page: objrt.3 for
+# objrt.h, one written from each other header (scripts/header-man.py), and a link
+# (.so) per function to its header's page, from the compiler's list of declarations
+# (scripts/public-functions.sh), so `man objrt_load` works and no list is kept by hand.
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+HEADER_PAGES := objrt/tvm_backend.h:objrt_tvm_backend objrt/tvm_ffi.h:objrt_tvm_ffi
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/objrt \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/objrt \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(BUILD)/objrt $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/libobjrt.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libobjrt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libobjrt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libobjrt.so
-	install -m 644 include/objrt.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/objrt/*.h $(DESTDIR)$(PREFIX)/include/objrt/
+	install -m 644 $(BUILD)/libobjrt.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libobjrt.so
+	install -m 644 include/objrt.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/objrt/*.h $(DESTDIR)$(INCDIR)/objrt/
 	install -m 644 man/objrt.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 man/objrt.3 $(DESTDIR)$(MANDIR)/man3/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' objrt.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/objrt.pc
+	bash scripts/public-functions.sh > $(BUILD)/public-functions.txt
+	for hp in $(HEADER_PAGES); do \
+	    /usr/bin/python3 scripts/header-man.py include/$${hp%%:*} $${hp#*:} $(VERSION) \
+	        < $(BUILD)/public-functions.txt > $(DESTDIR)$(MANDIR)/man3/$${hp#*:}.3 || exit 1; \
+	done
+	while read -r fn hdr line; do \
+	    case $$hdr in objrt.h) page=objrt ;; *) page=; \
+	        for hp in $(HEADER_PAGES); do [ "$${hp%%:*}" = "$$hdr" ] && page=$${hp#*:}; done ;; esac; \
+	    [ -n "$$page" ] || { echo "install: no man page for $$hdr ($$fn)" >&2; exit 1; }; \
+	    echo ".so man3/$$page.3" > $(DESTDIR)$(MANDIR)/man3/$$fn.3; \
+	done < $(BUILD)/public-functions.txt
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' objrt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/objrt.pc
+
+# Removes exactly what install put there (the same PREFIX, LIBDIR, MANDIR and DESTDIR).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/objrt $(DESTDIR)$(LIBDIR)/libobjrt.a \
+	    $(DESTDIR)$(LIBDIR)/libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	    $(DESTDIR)$(LIBDIR)/libobjrt.so $(DESTDIR)$(LIBDIR)/pkgconfig/objrt.pc \
+	    $(DESTDIR)$(INCDIR)/objrt.h $(patsubst include/%,$(DESTDIR)$(INCDIR)/%,$(wildcard include/objrt/*.h)) \
+	    $(DESTDIR)$(MANDIR)/man1/objrt.1 $(DESTDIR)$(MANDIR)/man3/objrt.3 \
+	    $(foreach hp,$(HEADER_PAGES),$(DESTDIR)$(MANDIR)/man3/$(lastword $(subst :, ,$(hp))).3)
+	bash scripts/public-functions.sh | while read -r fn hdr line; do \
+	    rm -f $(DESTDIR)$(MANDIR)/man3/$$fn.3; done
+	-rmdir $(DESTDIR)$(INCDIR)/objrt 2>/dev/null
 
 clean:
 	rm -rf build build-*
 
-.PHONY: all install clean demo check bench deps
+.PHONY: all install uninstall clean demo check bench deps
 
 # Feature areas add their own targets (demo, check, bench parts) in mk/*.mk.
 include $(sort $(wildcard mk/*.mk))

@@ -10,14 +10,18 @@ PYSITE ?= $(PREFIX)/lib/python$(PYVER)/dist-packages
 PYPKG  := $(DESTDIR)$(PYSITE)/objrt
 
 install: install-python
+uninstall: uninstall-python
 
 install-python:
 	install -d $(PYPKG)/numba/_child
 	install -m 644 python/objrt/*.py python/objrt/py.typed $(PYPKG)/
 	install -m 644 python/objrt/numba/*.py $(PYPKG)/numba/
 	install -m 644 python/objrt/numba/_child/*.py $(PYPKG)/numba/_child/
-	printf '# written by make install-python\nLIBRARY = "%s"\n' '$(PREFIX)/lib/libobjrt.so' \
+	printf '# written by make install-python\nLIBRARY = "%s"\n' '$(LIBDIR)/libobjrt.so' \
 		> $(PYPKG)/_installed.py
+
+uninstall-python:
+	rm -rf $(PYPKG)
 
 check-numba: deps all
 	NUMBA_MODULES=all SUITES=70-python bash tests/run.sh x86_64:
@@ -25,4 +29,4 @@ check-numba: deps all
 bench-python: all
 	bash bench/python/run.sh $(BUILD)
 
-.PHONY: install-python check-numba bench-python
+.PHONY: install-python uninstall-python check-numba bench-python

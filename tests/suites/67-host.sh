@@ -9,6 +9,9 @@
 # Crash reports with file:line from the unit's DWARF (libdw), gcc's and clang's.
 # x86_64: `pip install ./python` into a fresh venv without network; the installed package
 # works without OBJRT_LIBRARY (the wheel carries libobjrt.so), has __version__ and py.typed.
+# x86_64: man pages checked against the code (a page or link for every function the headers
+# declare, every --help option in objrt(1) and the reverse), make uninstall, LIBDIR,
+# pkg-config's Requires.private.
 # Configs: x86_64: and aarch64: (gdb-multiarch on qemu's gdb server).
 # suite-timeout: 900
 set -u
@@ -25,6 +28,11 @@ expect undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx \
     undefined-libm-hint-is-libm undefined-c-name-not-demangled
 expect crash-lines-gcc-dwarf crash-lines-clang-dwarf5 crash-lines-still-dies-by-signal \
     crash-lines-none-without-dwarf
+[ "$TARGET" = x86_64 ] && expect man-page-for-every-public-function man-see-also-pages-exist \
+    man-every-help-option-documented make-uninstall-removes-everything install-libdir-multiarch \
+    pkgconfig-requires-private-jansson
+[ "$TARGET" = x86_64 ] && expect_harness man-control-undeclared-function-has-no-page \
+    man-control-option-check-sees-a-missing-option
 [ "$TARGET" = x86_64 ] && expect pip-install-fresh-venv-offline pip-installed-package-runs-a-unit \
     pip-installed-version-matches-library pip-installed-typed pip-installed-without-library-says-what-to-do
 expect input-shared-library-named input-executable-named input-pie-executable-named \
@@ -231,6 +239,72 @@ if $GCC -g0 -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_nodwarf.o"; then
 fi
 # ---- the Python package: pip install ./python, offline, in a fresh venv (x86_64) ---------
 [ "$TARGET" = x86_64 ] || exit 0
+
+# ---- man pages, make install / uninstall, pkg-config (x86_64) ------------------------------
+P=$TMP/prefix ML=$TMP/prefix/lib/x86_64-linux-gnu
+if make -C "$ROOT" --no-print-directory -s install PREFIX="$P" LIBDIR="$ML" >"$TMP/install.log" 2>&1; then
+    bash "$ROOT/scripts/public-functions.sh" >"$TMP/functions.txt"
+    missing="" n=0
+    while read -r fn hdr _; do
+        n=$((n + 1))
+        page=$(man -M "$P/share/man" -w "$fn" 2>/dev/null)
+        if [ -z "$page" ] || ! MANWIDTH=250 man -M "$P/share/man" "$fn" 2>/dev/null | grep -qw -- "$fn"; then
+            missing="$missing $fn($hdr)"
+        fi
+    done <"$TMP/functions.txt"
+    if [ "$n" -gt 50 ] && [ -z "$missing" ]; then pass "man-page-for-every-public-function ($n functions)"
+    else fail "man-page-for-every-public-function: $n functions, no page naming:$missing"; fi
+    if ! man -M "$P/share/man" -w objrt_no_such_function >/dev/null 2>&1; then
+        hpass "man-control-undeclared-function-has-no-page"
+    else hfail "man-control-undeclared-function-has-no-page: man found one"; fi
+    # Every page objrt's pages refer to, NAME(1) or NAME(3) for objrt's names, is installed.
+    refs=$(cat "$ROOT/man/objrt.1" "$ROOT/man/objrt.3" "$P"/share/man/man3/objrt_tvm_*.3 |
+           grep -oE '^\.BR (objrt|TVM)[A-Za-z0-9_]* \([13]\)' | sed -E 's/^\.BR ([^ ]*) \(([13])\)/\2:\1/' | sort -u)
+    bad=""
+    for r in $refs; do man -M "$P/share/man" -w "${r%%:*}" "${r#*:}" >/dev/null 2>&1 || bad="$bad ${r#*:}(${r%%:*})"; done
+    if [ -n "$refs" ] && [ -z "$bad" ]; then pass "man-see-also-pages-exist ($(echo $refs | wc -w) references)"
+    else fail "man-see-also-pages-exist: no page for:${bad:- (no references found)}"; fi
+    # Every option each --help lists is in objrt(1)'s SYNOPSIS or OPTIONS items, and the
+    # reverse (tests/host/options.py); the --help texts are read from the CLI itself.
+    hs=()
+    for c in "" run layout call; do
+        "$B/objrt" $c --help >"$TMP/help-${c:-objrt}.txt" 2>&1; hs+=("$TMP/help-${c:-objrt}.txt")
+    done
+    if out=$(/usr/bin/python3 "$SRC/options.py" "$P/share/man/man1/objrt.1" "${hs[@]}"); then
+        pass "man-every-help-option-documented ($out)"
+    else fail "man-every-help-option-documented: $(oneline "$out")"; fi
+    printf 'usage: objrt run [--frobnicate]\n' >"$TMP/help-extra.txt"
+    if ! /usr/bin/python3 "$SRC/options.py" "$P/share/man/man1/objrt.1" "${hs[@]}" "$TMP/help-extra.txt" |
+         grep -qx 'help-only --frobnicate'; then
+        hfail "man-control-option-check-sees-a-missing-option"
+    else hpass "man-control-option-check-sees-a-missing-option"; fi
+    # LIBDIR: the libraries, objrt.pc and the Python package's pointer go there.
+    if [ -f "$ML/libobjrt.so.$(sed -n 's/^#define OBJRT_VERSION "\(.*\)".*/\1/p' "$ROOT/include/objrt.h")" ] &&
+       [ -f "$ML/libobjrt.a" ] && [ ! -e "$P/lib/libobjrt.so" ] &&
+       [ "$(PKG_CONFIG_PATH=$ML/pkgconfig pkg-config --variable=libdir objrt)" = "$ML" ] &&
+       grep -qF "LIBRARY = \"$ML/libobjrt.so\"" "$P"/lib/python3*/dist-packages/objrt/_installed.py; then
+        pass "install-libdir-multiarch"
+    else
+        fail "install-libdir-multiarch: $(ls "$ML" "$P/lib" 2>&1 | tr '\n' ' ')"
+    fi
+    req=$(PKG_CONFIG_PATH=$ML/pkgconfig pkg-config --print-requires-private objrt 2>&1)
+    libs=$(PKG_CONFIG_PATH=$ML/pkgconfig pkg-config --static --libs objrt 2>&1)
+    if [ "$req" = jansson ] && printf '%s' "$libs" | grep -q -- '-ljansson' &&
+       ! grep -q 'Libs.private:.*jansson' "$ML/pkgconfig/objrt.pc"; then
+        pass "pkgconfig-requires-private-jansson ($libs)"
+    else fail "pkgconfig-requires-private-jansson: requires '$req', static libs '$libs'"; fi
+    if make -C "$ROOT" --no-print-directory -s uninstall PREFIX="$P" LIBDIR="$ML" >"$TMP/uninstall.log" 2>&1 &&
+       left=$(find "$P" -type f -o -type l) && [ -z "$left" ]; then
+        pass "make-uninstall-removes-everything"
+    else
+        fail "make-uninstall-removes-everything: left $(printf '%s' "$left" | head -5 | tr '\n' ' ') $(oneline "$(cat "$TMP/uninstall.log")")"
+    fi
+else
+    for c in man-page-for-every-public-function man-see-also-pages-exist man-every-help-option-documented \
+             make-uninstall-removes-everything install-libdir-multiarch pkgconfig-requires-private-jansson; do
+        fail "$c: make install failed: $(oneline "$(cat "$TMP/install.log")")"
+    done
+fi
 V=$TMP/venv PY=/usr/bin/python3
 # No network: a network namespace of its own when allowed, else an index that cannot answer.
 OFFLINE=(env PIP_INDEX_URL=http://127.0.0.1:9/simple PIP_RETRIES=0 PIP_TIMEOUT=2)
