@@ -11,7 +11,8 @@ FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
 
 tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host \
                $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host \
-               $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o
+               $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o \
+               $(FFI_DIR)/old_add.o
 
 $(FFI_DIR)/k%_dso.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
 	@mkdir -p $(dir $@)
@@ -29,6 +30,11 @@ $(FFI_DIR)/native%: tests/tvm_ffi/host.c tests/tvm_ffi/ref_ffi.c $(FFI_DIR)/k%.o
 $(FFI_DIR)/host: tests/tvm_ffi/host.c $(BUILD)/libobjrt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+# an old-ABI kernel (the TVM host benchmark's) to load beside TVM-FFI ones
+$(FFI_DIR)/old_add.o: bench/tvm/kernel.c tests/tvm/kernels/tvm_args.h include/objrt/tvm_backend.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -Itests/tvm/kernels -c $< -o $@
 
 # context slots the loader must refuse (read-only), and their writable control
 $(FFI_DIR)/bad_ok.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)

@@ -27,7 +27,8 @@ for v in $vers; do
 done
 expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control
 expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
-[ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind
+[ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind ffi-py-str-argument \
+    ffi-py-old-and-ffi-units-together
 expect_harness ffi-one-per-process-own-control
 expect_harness ffi-compare-detects-difference
 
@@ -153,6 +154,19 @@ with objrt.Context() as c:
     else fail "ffi-py-pure-results: $(tr '\n' ' ' <<<"$out")"; fi
     if [ "$(sed -n 2p <<<"$out")" = "ValueError|first, then second" ]; then pass ffi-py-pure-error-kind
     else fail "ffi-py-pure-error-kind: $(tr '\n' ' ' <<<"$out")"; fi
+    # a str argument; and an old-ABI unit and a TVM-FFI unit called in one process
+    out=$(OBJRT_LIBRARY=$ROOT/$BUILD/libobjrt.so PYTHONPATH=$ROOT/python timeout 60 $PY -c '
+import sys, numpy as np, objrt
+with objrt.Context() as c:
+    print(c.load(sys.argv[1]).packed("str_len")("tvm-ffi"))
+    old, new = c.load(sys.argv[2]), c.load(sys.argv[3])
+    a = np.arange(8, dtype=np.float32); b = a * 3; c1 = np.zeros(8, np.float32); c2 = np.zeros(8, np.float32)
+    old.packed("add_packed")(a, b, c1); new.packed("add")(a, b, c2)
+    print(type(old.packed("add_packed")).__name__, type(new.packed("add")).__name__,
+          bool((c1 == a + b).all()), bool((c2 == a + b).all()))' "$F/pure.o" "$F/old_add.o" "$F/k26_dso.o" 2>&1)
+    if [ "$(sed -n 1p <<<"$out")" = 7 ]; then pass ffi-py-str-argument; else fail "ffi-py-str-argument: $(tr '\n' ' ' <<<"$out")"; fi
+    if [ "$(sed -n 2p <<<"$out")" = "PackedFunction FFIFunction True True" ]; then pass ffi-py-old-and-ffi-units-together
+    else fail "ffi-py-old-and-ffi-units-together: $(tr '\n' ' ' <<<"$out")"; fi
 fi
 
 # --- one TVM-FFI per process: a host linked with the stand-in binds the unit to it

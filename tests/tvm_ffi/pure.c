@@ -5,7 +5,7 @@
  *   call_global(x) -> host.mul(x, 3) through TVMFFIFunctionGetGlobal, missing_global() -> 1
  *   when a name nobody registered gives NULL, ctor_log() -> str: the order constructors ran
  *   in (.init_array priorities, plain .init_array, .ctors.N, .ctors), set_flag(ptr): a
- *   destructor writes 42 there. */
+ *   destructor writes 42 there, str_len(s: str) -> int. */
 #include <stdint.h>
 #include <string.h>
 #include "objrt/tvm_ffi.h"
@@ -114,5 +114,16 @@ int __tvm_ffi_set_flag(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
     (void)self, (void)n;
     flag = a[0].v_ptr;
     r->type_index = kTVMFFINone;
+    return 0;
+}
+
+int __tvm_ffi_str_len(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
+{
+    (void)self;
+    if (n != 1 || a[0].type_index != kTVMFFIRawStr) {
+        TVMFFIErrorSetRaisedFromCStr("TypeError", "str_len expects a str");
+        return -1;
+    }
+    RET_INT(r, (int64_t)strlen(a[0].v_c_str));
     return 0;
 }
