@@ -34,3 +34,14 @@ bench-tvm: all
 	bash bench/tvm/run.sh $(BUILD)
 
 .PHONY: tvm-tests bench-tvm
+
+# TVM-compatible headers (include/objrt/tvm/runtime/): TVM's generated C compiles against
+# them with -I$(PREFIX)/include/objrt and nothing of TVM installed (docs/tvm.md).
+install: install-tvm-headers
+
+install-tvm-headers:
+	install -d $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/crt
+	install -m 644 include/objrt/tvm/runtime/*.h $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/
+	install -m 644 include/objrt/tvm/runtime/crt/*.h $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/crt/
+
+.PHONY: install-tvm-headers

@@ -58,7 +58,8 @@ static void free_names(names *ns)
 static int internal_name(const char *name)
 {
     size_t n = strlen(name), k = strlen("__tvm_main__");
-    if (strncmp(name, "__tvm_", 6) == 0 || strncmp(name, "__TVM", 5) == 0)
+    if (strncmp(name, "__tvm_", 6) == 0 || strncmp(name, "__TVM", 5) == 0 ||
+        strcmp(name, "TVMSystemLibEntryPoint") == 0)
         return 1;
     /* "<prefix>__tvm_main__" registrations; AOT's tvmgen_<n>___tvm_main__ is a function */
     return n > k && strcmp(name + n - k, "__tvm_main__") == 0 && strncmp(name, "tvmgen_", 7) != 0;

@@ -72,6 +72,11 @@ static int rt_before_init(objrt_unit *unit, char *err, size_t errlen)
 
 static int rt_after_init(objrt_unit *unit, char *err, size_t errlen)
 {
+    /* a CRT system library registers through its registry: still attributed to the unit */
+    if (rt_crt_register(unit, err, errlen) != 0) {
+        rt_module_close_init(unit);
+        return -1;
+    }
     rt_module *m = rt_module_close_init(unit);
     if (m && rt_module_publish(m, err, errlen) != 0)
         return -1;

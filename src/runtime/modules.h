@@ -53,5 +53,9 @@ rt_func *rt_host_func(const char *name, TVMBackendPackedCFunc builtin);
 /* The function name a module's "__tvm_main__" string gives, or NULL with the last error set. */
 const char *rt_module_main_name(rt_module *m);
 
+/* crt_registry.c: a CRT system library's TVMSystemLibEntryPoint registry, registered to
+ * the module being initialised; 0 (also for a unit without one), or -1 with `err` set. */
+int rt_crt_register(objrt_unit *unit, char *err, size_t errlen);
+
 #pragma GCC visibility pop
 #endif

@@ -32,6 +32,12 @@ expect inout-written-back inout-input-file-untouched inout-without-flag-not-writ
 expect_harness inout-written-back-wrong-reference-detected align-kernel-asserting-128-wrong-reference-detected
 expect graph-linked-params graph-param-never-set-fails graph-linked-params-overridden-by-set-input
 expect_harness graph-linked-params-wrong-reference-detected
+expect crt-registry-f-by-name crt-registry-0.7-one-byte-count crt-registry-runtime-systemlib \
+    crt-registry-bad-pointer-refused crt-registry-listed headers-old-tvmarray-ctx headers-compile-alone
+expect_harness crt-registry-f-by-name-wrong-reference-detected \
+    crt-registry-0.7-one-byte-count-wrong-reference-detected headers-old-tvmarray-ctx-wrong-reference-detected
+[ "$TARGET:$SAN" = x86_64: ] && expect crt-registry-python
+[ -z "$SAN" ] && expect crt-registry-f-by-name-native-link
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
@@ -165,6 +171,47 @@ expect_fail graph-param-never-set-fails "input 'p0' \(node 1\) was never set" \
 $OBJRT call "$TMP/glp.o" --graph "$D/g_lp.json" --in "x=$D/x16.npy" --in "p0=$D/x16.npy" -o "$D/objrt" >/dev/null 2>&1
 if [ -f "$D/objrt/output_0.npy" ] && ! $PY "$S/ref.py" check "$D" graph_lp >/dev/null 2>&1
 then pass graph-linked-params-overridden-by-set-input; else fail graph-linked-params-overridden-by-set-input; fi
+
+# --- items 5 and 6: a CRT system library's registry, compiled against objrt's TVM headers
+# only (include/objrt, as installed: -I$PREFIX/include/objrt), as are 0.6-style TVMArray code
+HFLAGS="-O2 -std=c11 -fPIC -Wall -Wextra -Werror -I$ROOT/include/objrt"
+hkernel() { local n=$1 src=$2; shift 2; $GCC $HFLAGS "$@" -c "$S/$src" -o "$TMP/$n.o" 2>"$TMP/$n.log" || cat "$TMP/$n.log"; }
+hkernel crt crt_syslib.c
+hkernel crt8 crt_syslib.c -DCOUNT8
+hkernel crtbad crt_syslib.c -DBAD_PTR
+hkernel old old_tvmarray.c
+n=0; for h in c_runtime_api.h c_backend_api.h crt/module.h crt/func_registry.h metadata_types.h; do
+    printf '#include <tvm/runtime/%s>\nint main(void) { return 0; }\n' "$h" >"$TMP/h.c"
+    $GCC -std=c11 -Wall -Wextra -Werror -I"$ROOT/include/objrt" -c "$TMP/h.c" -o "$TMP/h.o" 2>>"$TMP/h.log" && n=$((n + 1))
+done
+[ $n = 5 ] && pass "headers-compile-alone (5 headers)" || fail "headers-compile-alone: $(head -c 300 "$TMP/h.log")"
+X16=(--in "$D/x16.npy" --in "$D/x16.npy" --out 'z=float32[16]')
+if [ -z "$SAN" ]; then
+    if native crt packed crt_axpy "$TMP/crt.o" "$D/x16.npy" "$D/x16.npy" -- z="$D/y16_t.npy"
+    then pass crt-registry-f-by-name-native-link; else fail "crt-registry-f-by-name-native-link: failed"; fi
+fi
+call_ok crt-registry-f-by-name crt_axpy "$TMP/crt.o" -f crt_axpy "${X16[@]}"
+rm -f "$D"/native/*.npy
+call_ok crt-registry-0.7-one-byte-count crt_neg "$TMP/crt8.o" -f crt_neg --in "$D/x16.npy" --out 'y=float32[16]'
+expect_fail crt-registry-bad-pointer-refused "TVMSystemLibEntryPoint\(\): function 1 \('crt_neg'\) does not point into the unit's code" \
+    $OBJRT call "$TMP/crtbad.o" -f crt_axpy "${X16[@]}" -o "$D/objrt"
+out=$($OBJRT call "$TMP/crt.o" --list 2>&1)
+grep -Eq '^crt_neg +packed \(system-lib registration\)' <<<"$out" && ! grep -q TVMSystemLibEntryPoint <<<"$out" \
+    && pass crt-registry-listed || fail "crt-registry-listed: $(oneline "$out")"
+if build_prog crt-host-build "$TMP/crt_host" "$S/crt_host.c"; then
+    out=$($RUN "$TMP/crt_host" "$TMP/crt.o" crt_axpy 2>&1)
+    [ "$out" = "ok 0 7.5" ] && pass crt-registry-runtime-systemlib || fail "crt-registry-runtime-systemlib: $(oneline "$out")"
+fi
+if [ "$TARGET:$SAN" = x86_64: ]; then
+    out=$(PYTHONPATH="$ROOT/python" OBJRT_LIBRARY="$ROOT/$BUILD/libobjrt.so" $PY -c '
+import sys, numpy as np, objrt
+u = objrt.Context().load(sys.argv[1])
+x = np.arange(16, dtype=np.float32); z = np.zeros(16, np.float32)
+u.packed("crt_axpy")(x, x, z)
+print("ok" if (z == np.float32(3) * x + x).all() else "wrong %s" % z)' "$TMP/crt.o" 2>&1)
+    [ "$out" = ok ] && pass crt-registry-python || fail "crt-registry-python: $(oneline "$out")"
+fi
+call_ok headers-old-tvmarray-ctx old_scale "$TMP/old.o" -f old_scale --in "$D/x16.npy" --out 'y=float32[16]'
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then

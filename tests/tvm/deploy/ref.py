@@ -64,6 +64,12 @@ def expected(d, case):
         return [("st", st, True), ("s", np.array([acc], np.float32), True)]
     if case == "graph_lp":
         return [("output_0", np.maximum(ld("x16") + P0, 0) * np.float32(2), True)]
+    if case == "crt_axpy":
+        return [("z", np.float32(3) * ld("x16") + ld("x16"), True)]
+    if case == "crt_neg":
+        return [("y", -ld("x16"), True)]
+    if case == "old_scale":
+        return [("y", ld("x16") * np.float32(0.5), True)]
     if case == "align":
         return [("y", ld("x16") + np.float32(1), True)]
     raise SystemExit("ref.py: unknown case %s" % case)
