@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "modules.h"
-#include "rt_hooks.h"
+#include "finish/unit.h"
 
 #define ENTRY_POINT "TVMSystemLibEntryPoint"
 
@@ -49,12 +49,12 @@ int rt_crt_register(objrt_unit *unit, char *err, size_t errlen)
     if (found <= 0)
         return found;                             /* not a CRT system library, or refused */
     const crt_module *mod = ((const void *(*)(void))fn)();
-    if (!mod || objrt_unit_room(unit, mod, false) < sizeof *mod)
+    if (!mod || objrt_unit_extent(unit, mod, false) < sizeof *mod)
         return bad(err, errlen, "the TVMModule it returned is not in the unit");
     const crt_registry *reg = mod->registry;
-    if (!reg || objrt_unit_room(unit, reg, false) < sizeof *reg)
+    if (!reg || objrt_unit_extent(unit, reg, false) < sizeof *reg)
         return bad(err, errlen, "the module's TVMFuncRegistry is not in the unit");
-    size_t room = reg->names ? objrt_unit_room(unit, reg->names, false) : 0;
+    size_t room = reg->names ? objrt_unit_extent(unit, reg->names, false) : 0;
     if (room < 2)
         return bad(err, errlen, "the registry's names are not in the unit");
     size_t hdr = 2;
@@ -62,12 +62,12 @@ int rt_crt_register(objrt_unit *unit, char *err, size_t errlen)
     if (n < 0 && (n = count_names(reg->names, room, hdr = 1)) < 0)
         return bad(err, errlen, "the registry's names do not match their count (neither a "
                    "uint16_t nor a one-byte count followed by as many NUL-ended names and a NUL)");
-    if (n && (!reg->funcs || objrt_unit_room(unit, reg->funcs, false) < (size_t)n * sizeof(void *)))
+    if (n && (!reg->funcs || objrt_unit_extent(unit, reg->funcs, false) < (size_t)n * sizeof(void *)))
         return bad(err, errlen, "the registry's function table is not in the unit");
     const char *name = reg->names + hdr;
     for (long i = 0; i < n; i++, name += strlen(name) + 1) {
         void *f = reg->funcs[i];
-        if (!f || !objrt_unit_room(unit, f, false) || objrt_unit_room(unit, f, true)) {
+        if (!f || !objrt_unit_extent(unit, f, false) || objrt_unit_extent(unit, f, true)) {
             snprintf(err, errlen, "kernel runtime: " ENTRY_POINT "(): function %ld ('%.200s') "
                      "does not point into the unit's code", i, name);
             return -1;
