@@ -221,12 +221,17 @@ int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol);
 /* The Module of a loaded TVM-FFI unit (a borrowed handle: the value of its library
  * context), or NULL with the old last error (objrt_last_error) set. */
 TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit);
-/* Function `name` of a TVM-FFI unit: __tvm_ffi_<name> (0.21: <name>), registered or
- * defined, a system-lib prefix optional; NULL for name means the entry (__tvm_ffi_main,
- * 0.21: the function __tvm_main__ names). *out gets a new strong reference (release it
- * with TVMFFIObjectDecRef; call it only before objrt_unload of the unit). Returns 0, or
- * -1 with *out NULL and a RuntimeError raised ("Cannot find function ..."; "... is not a
- * TVM-FFI unit" for an old-ABI unit). */
+/* Function `name` of a loaded unit as a TVM-FFI Function. A TVM-FFI unit's is
+ * __tvm_ffi_<name> (0.21: <name>), registered or defined, a system-lib prefix optional;
+ * NULL for name means the entry (__tvm_ffi_main, 0.21: the function __tvm_main__ names).
+ * An old-ABI unit's packed function (objrt_tvm_func; NULL: objrt_tvm_main) is adapted:
+ * arguments None, Int, Bool, Float, OpaquePtr, DataType, Device, DLTensorPtr, RawStr and
+ * Tensor (its DLTensor) become TVMValues with their type codes (at most 64), an int or
+ * float result comes back as Int or Float, a failure raises RuntimeError with the old last
+ * error. *out gets a new strong reference (release it with TVMFFIObjectDecRef; call it
+ * only before objrt_unload of the unit). Returns 0, or -1 with *out NULL and a
+ * RuntimeError raised ("Cannot find function ..."; why a symbol of that name is not a
+ * function). */
 int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out);
 /* 1 when the unit speaks TVM-FFI, 0 when not (or unknown). */
 int objrt_ffi_unit(objrt_unit *unit);

@@ -28,7 +28,7 @@ done
 expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control
 expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
 [ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind ffi-py-str-argument \
-    ffi-py-old-and-ffi-units-together
+    ffi-py-old-and-ffi-units-together ffi-old-abi-function-as-ffi-handle
 expect_harness ffi-one-per-process-own-control
 expect_harness ffi-compare-detects-difference
 
@@ -163,10 +163,20 @@ with objrt.Context() as c:
     a = np.arange(8, dtype=np.float32); b = a * 3; c1 = np.zeros(8, np.float32); c2 = np.zeros(8, np.float32)
     old.packed("add_packed")(a, b, c1); new.packed("add")(a, b, c2)
     print(type(old.packed("add_packed")).__name__, type(new.packed("add")).__name__,
-          bool((c1 == a + b).all()), bool((c2 == a + b).all()))' "$F/pure.o" "$F/old_add.o" "$F/k26_dso.o" 2>&1)
+          bool((c1 == a + b).all()), bool((c2 == a + b).all()))
+    from objrt import _tvm_ffi                  # objrt_ffi_func on an old-ABI unit: adapted
+    c3 = np.zeros(8, np.float32); f = _tvm_ffi.FFIFunction(old, "add_packed")
+    f(a, b, c3)
+    try:
+        f(a, b[:3], c3); print("no error")
+    except objrt.KernelError as e:
+        print(bool((c3 == a + b).all()), e.kind, e.message.split(":")[0])' "$F/pure.o" "$F/old_add.o" "$F/k26_dso.o" 2>&1)
     if [ "$(sed -n 1p <<<"$out")" = 7 ]; then pass ffi-py-str-argument; else fail "ffi-py-str-argument: $(tr '\n' ' ' <<<"$out")"; fi
     if [ "$(sed -n 2p <<<"$out")" = "PackedFunction FFIFunction True True" ]; then pass ffi-py-old-and-ffi-units-together
     else fail "ffi-py-old-and-ffi-units-together: $(tr '\n' ' ' <<<"$out")"; fi
+    if [ "$(sed -n 3p <<<"$out")" = "True RuntimeError Argument add_packed.B.shape[0] has an unsatisfied constraint" ]; then
+        pass ffi-old-abi-function-as-ffi-handle
+    else fail "ffi-old-abi-function-as-ffi-handle: $(tr '\n' ' ' <<<"$out")"; fi
 fi
 
 # --- one TVM-FFI per process: a host linked with the stand-in binds the unit to it
