@@ -436,6 +436,18 @@ static int undefined_host_tls(objrt_link *l, const char *e)
     return 0;
 }
 
+/* glibc places a dlopened module in static TLS (which initial- and local-exec references
+ * need) only when its block's alignment is at most the static TLS block's: the largest of
+ * the TCB's (64 on x86_64, 16 on AArch64) and those of the modules loaded at startup. This
+ * variable, one cache line in every thread, makes that 64 on AArch64 too whenever libobjrt
+ * is loaded at startup (the CLI; a host linked with it): an -O2 unit whose .tbss gcc aligns
+ * to 32 or 64 then loads on AArch64 as it does on x86_64. It is never referenced, so its
+ * model is global-dynamic: a libobjrt.so dlopened later (Python's ctypes) takes it as
+ * dynamic TLS and asks nothing of static TLS (initial-exec would make that dlopen itself
+ * fail on AArch64). */
+#define STATIC_TLS_ALIGN 64
+__attribute__((used, aligned(STATIC_TLS_ALIGN))) static __thread char static_tls_align[1];
+
 static int open_module(objrt_link *l, const modfile *f)
 {
     objrt_tls *t = &l->tls;
@@ -444,8 +456,12 @@ static int open_module(objrt_link *l, const modfile *f)
         return 0;
     if (undefined_host_tls(l, e))
         return -1;
-    return objrt_fail(l->ctx, "thread-local storage: glibc refused the unit's TLS module: %s%s",
-                      e, strstr(e, "static TLS")
+    char why[160] = "";
+    if (strstr(e, "static TLS") && l->tls.align > STATIC_TLS_ALIGN)
+        snprintf(why, sizeof why, " (the block is %llu-byte aligned; static TLS guarantees "
+                 "%d)", (unsigned long long)l->tls.align, STATIC_TLS_ALIGN);
+    return objrt_fail(l->ctx, "thread-local storage: glibc refused the unit's TLS module: %s%s%s",
+                      e, why, strstr(e, "static TLS")
                       ? "; initial- and local-exec TLS references need glibc's static TLS "
                         "surplus (or a library the host linked at startup): compile the unit "
                         "with -fPIC -ftls-model=global-dynamic, or raise the tunable "
