@@ -36,12 +36,20 @@ bench-tvm: all
 .PHONY: tvm-tests bench-tvm
 
 # TVM-compatible headers (include/objrt/tvm/runtime/): TVM's generated C compiles against
-# them with -I$(PREFIX)/include/objrt and nothing of TVM installed (docs/tvm.md).
+# them with -I$(INCDIR)/objrt and nothing of TVM installed (docs/tvm.md).
+TVM_HDRS := $(wildcard include/objrt/tvm/runtime/*.h include/objrt/tvm/runtime/crt/*.h)
+
 install: install-tvm-headers
+uninstall: uninstall-tvm-headers
 
 install-tvm-headers:
-	install -d $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/crt
-	install -m 644 include/objrt/tvm/runtime/*.h $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/
-	install -m 644 include/objrt/tvm/runtime/crt/*.h $(DESTDIR)$(PREFIX)/include/objrt/tvm/runtime/crt/
+	install -d $(DESTDIR)$(INCDIR)/objrt/tvm/runtime/crt
+	install -m 644 include/objrt/tvm/runtime/*.h $(DESTDIR)$(INCDIR)/objrt/tvm/runtime/
+	install -m 644 include/objrt/tvm/runtime/crt/*.h $(DESTDIR)$(INCDIR)/objrt/tvm/runtime/crt/
 
-.PHONY: install-tvm-headers
+uninstall-tvm-headers:
+	rm -f $(patsubst include/%,$(DESTDIR)$(INCDIR)/%,$(TVM_HDRS))
+	-rmdir $(DESTDIR)$(INCDIR)/objrt/tvm/runtime/crt $(DESTDIR)$(INCDIR)/objrt/tvm/runtime \
+	    $(DESTDIR)$(INCDIR)/objrt/tvm 2>/dev/null
+
+.PHONY: install-tvm-headers uninstall-tvm-headers
