@@ -240,7 +240,8 @@ int cmd_call(int argc, char **argv)
         goto out;
     if (a.list) {
         if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
-            rc = call_list(u);
+            if ((rc = call_ffi_list(u)) == -2)
+                rc = call_list(u);
         goto out;
     }
     if (a.graph) {

@@ -54,6 +54,9 @@ const char *call_abi_name(int abi);
  * TVM-FFI convention, and the call on the tensors (an exit status; errors printed). */
 int call_ffi_wanted(objrt_unit *u, const char *func);
 int call_ffi_run(objrt_unit *u, const char *func, DLTensor **t, int n, long repeat);
+/* --list for a TVM-FFI unit: each __tvm_ffi_NAME function as NAME (0.21: its functions).
+ * An exit status, or -2 when the unit has no TVM-FFI function (list it the old way). */
+int call_ffi_list(objrt_unit *u);
 
 extern const char call_usage[];
 

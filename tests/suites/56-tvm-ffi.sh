@@ -21,10 +21,11 @@ for v in $vers; do
         for t in $threads; do expect "ffi-$v-$mode-t$t-c-host"; done
     done
     expect "ffi-$v-wrong-type-index" "ffi-$v-no-kind" "ffi-$v-unfilled-slot" "ffi-$v-call-data-symbol-refused" \
-        "ffi-$v-sys-unload-drops-registrations" "ffi-$v-dso-host-context-symbol"
+        "ffi-$v-sys-unload-drops-registrations" "ffi-$v-dso-host-context-symbol" "ffi-$v-call-list"
     for mode in dso sys; do expect "ffi-$v-$mode-call-f-add" "ffi-$v-$mode-call-entry" "ffi-$v-$mode-call-error-exit-1"; done
     [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
 done
+expect ffi-call-list-old-abi-unchanged
 expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control
 expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
 [ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind ffi-py-str-argument \
@@ -71,6 +72,11 @@ for v in $vers; do
     if grep -qx "ctx-alloc: the host's allocator used" "$o" && grep -qx "ctx-alloc: the host's allocator not used" "$TMP/o${v}sys1"; then
         pass "ffi-$v-dso-host-context-symbol"
     else fail "ffi-$v-dso-host-context-symbol: $(grep -h '^ctx-alloc' "$o" "$TMP/o${v}sys1" | tr '\n' ' ')"; fi
+    # --list names the functions -f takes, with the ABI; the data object is not among them
+    out=$(timeout 60 $OBJRT call "$F/k${v}_dso.o" --list 2>&1)
+    if grep -Eq '^add +TVM-FFI \(' <<<"$out" && grep -Eq '^par +TVM-FFI' <<<"$out" && ! grep -q notfn <<<"$out"; then
+        pass "ffi-$v-call-list"
+    else fail "ffi-$v-call-list: $(tr '\n' ' ' <<<"$out")"; fi
     # a name that is data, not code, is refused
     out=$(timeout 60 $OBJRT call "$F/k${v}_dso.o" -f notfn 2>&1); rc=$?
     if [ $rc -eq 127 ] && grep -q "is not a function of the unit: it is a data object" <<<"$out"; then pass "ffi-$v-call-data-symbol-refused"
@@ -120,6 +126,10 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
         done
     done
 fi
+
+out=$(timeout 60 $OBJRT call "$F/old_add.o" --list 2>&1)
+if grep -Eq '^add_packed +packed' <<<"$out" && ! grep -q 'TVM-FFI' <<<"$out"; then pass ffi-call-list-old-abi-unchanged
+else fail "ffi-call-list-old-abi-unchanged: $(tr '\n' ' ' <<<"$out")"; fi
 
 # --- context slots must be writable places of the unit (the rule of the old slots)
 for b in ro_ctx:__tvm_ffi__library_ctx:context ro_slot:__TVMFFIFunctionCall:slot; do
