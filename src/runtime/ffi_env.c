@@ -809,3 +809,17 @@ int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
     *out = f;
     return 0;
 }
+
+/* What the runtime's lower files reach of this one, handed to them before main: the
+ * built-in globals (ffi_object.c) and the module lookup of TVMBackendGetFuncFromEnv
+ * (modules.c). */
+static const ffi_builtin env_builtins[] = {
+    {"ffi.SystemLib", ffi_builtin_system_lib},
+    {"ffi.ModuleGetFunction", ffi_builtin_module_get_function},
+};
+
+__attribute__((constructor)) static void ffi_env_register(void)
+{
+    ffi_core_builtins(env_builtins, sizeof env_builtins / sizeof env_builtins[0]);
+    rt_modules_env_lookup(rt_ffi_get_func_from_env);
+}

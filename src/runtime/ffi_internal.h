@@ -40,7 +40,13 @@ int rt_ffi_after_init(objrt_unit *unit, const rt_sym *old, char *err, size_t err
 void rt_ffi_unload(objrt_unit *unit);
 /* TVMBackendGetFuncFromEnv given a TVM-FFI module: 1 and the result in *rc, else 0. */
 int rt_ffi_get_func_from_env(void *mod, const char *name, void **out, int *rc);
-/* The built-in globals, created with the core (ffi_object.c registers them). */
+/* The built-in globals, created with the core. ffi_object.c, below ffi_env.c, names none of
+ * ffi_env.c: ffi_env.c hands it the table at start-up (a constructor), before any core. */
+typedef struct ffi_builtin {
+    const char *name;
+    TVMFFISafeCallType fn;
+} ffi_builtin;
+void ffi_core_builtins(const ffi_builtin *table, size_t n);
 int ffi_builtin_system_lib(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret);
 int ffi_builtin_module_get_function(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret);
 

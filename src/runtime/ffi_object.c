@@ -466,11 +466,20 @@ static void add_builtin(const char *name, TVMFFISafeCallType fn)
     }
 }
 
+static const ffi_builtin *builtins;         /* ffi_env.c's (ffi_core_builtins) */
+static size_t nbuiltins;
+
+void ffi_core_builtins(const ffi_builtin *table, size_t n)
+{
+    builtins = table;
+    nbuiltins = n;
+}
+
 static void init_core(void)
 {
     pick_core();
-    add_builtin("ffi.SystemLib", ffi_builtin_system_lib);
-    add_builtin("ffi.ModuleGetFunction", ffi_builtin_module_get_function);
+    for (size_t i = 0; i < nbuiltins; i++)
+        add_builtin(builtins[i].name, builtins[i].fn);
 }
 
 const ffi_core *ffi_core_get(void)

@@ -2,13 +2,13 @@
  * __tvm_module_ctx), its system-lib registrations, and packed-function handles for
  * TVMBackendGetFuncFromEnv / TVMFuncCall. Host-registered functions live in host_module. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "modules.h"
 #include "finish/unit.h"
-#include "ffi_internal.h"
 
 #define CTX_NAME "__tvm_module_ctx"
 
@@ -206,11 +206,19 @@ static rt_func *lookup_or_error(rt_module *m, const char *name, const char *miss
     return f;
 }
 
+static _Atomic(rt_env_lookup_fn) env_lookup;
+
+void rt_modules_env_lookup(rt_env_lookup_fn fn)
+{
+    atomic_store_explicit(&env_lookup, fn, memory_order_release);
+}
+
 int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionHandle *out)
 {
     rt_func *f = NULL;
     int known, rc;
-    if (rt_ffi_get_func_from_env(mod_node, func_name, out, &rc))
+    rt_env_lookup_fn env = atomic_load_explicit(&env_lookup, memory_order_acquire);
+    if (env && env(mod_node, func_name, out, &rc))
         return rc;                           /* a TVM-FFI unit: a TVM-FFI Function */
     pthread_mutex_lock(&lock);
     known = known_locked(mod_node);

@@ -58,4 +58,9 @@ const char *rt_module_main_name(rt_module *m);
 int rt_crt_register(objrt_unit *unit, char *err, size_t errlen);
 
 #pragma GCC visibility pop
+/* TVMBackendGetFuncFromEnv asks env_lookup first, when set: 1 with the result in *rc when
+ * mod is its module, else 0. ffi_env.c sets it at start-up (modules.c names nothing of it). */
+typedef int (*rt_env_lookup_fn)(void *mod, const char *name, void **out, int *rc);
+void rt_modules_env_lookup(rt_env_lookup_fn fn);
+
 #endif
