@@ -179,7 +179,7 @@ static void *view_find_locked(const ffi_module *view, const char *name, ffi_modu
 /* The code of function `name` of m and the module owning it: registrations, then the
  * unit's own symbols (looked up without our lock: the loader holds its own around our
  * hooks). A name from an input is called as code, so a symbol must be a function of the
- * unit (rt_hooks.h, objrt_unit_func): when it is not, NULL with the reason in why. */
+ * unit (finish/unit.h, objrt_unit_func): when it is not, NULL with the reason in why. */
 static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char sym[512],
                          char why[WHY_LEN])
 {
