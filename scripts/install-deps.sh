@@ -18,7 +18,9 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
       gdb gdb-multiarch man-db)                               # tests: gdb through the JIT interface (x86_64, aarch64 under qemu); man pages render
 arm64_pkgs=(libjansson-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64
-            libssl-dev:arm64)                                 # arm64 libcrypto.a: outline atomics from libgcc.a
+            libssl-dev:arm64                                  # arm64 libcrypto.a: outline atomics from libgcc.a
+            libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64      # one glibc under qemu-aarch64 -L / (tests/run.sh): the
+            libatomic1:arm64 libgomp1:arm64)                  # multiarch ld.so and libraries, not the cross ones
 missing=()
 for p in "${pkgs[@]}" "${arm64_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,7 +6,7 @@
 #   ROOT     repository root          BUILD   build dir of this configuration (build, build-asan, build-aarch64)
 #   TARGET   x86_64 | aarch64         SAN     "" | asan | tsan
 #   OBJRT    the CLI to test, with its runner prefix (qemu for aarch64)
-#   RUN      prefix to run a target binary ("" or "qemu-aarch64 -L /usr/aarch64-linux-gnu")
+#   RUN      prefix to run a target binary ("" or "qemu-aarch64 -L /")
 #   GCC, CLANG  compilers producing target objects;  TMP  a scratch dir of this suite
 # It prints nothing (and exits 0) for a configuration it does not cover.
 #

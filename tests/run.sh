@@ -50,7 +50,10 @@ for cfg in "$@"; do
     BUILD=build; [ "$TARGET" = aarch64 ] && [ "$(uname -m)" != aarch64 ] && BUILD=build-aarch64
     [ -n "$SAN" ] && BUILD=$BUILD-$SAN
     if [ "$TARGET" = aarch64 ] && [ "$(uname -m)" != aarch64 ]; then
-        RUN="qemu-aarch64 -L /usr/aarch64-linux-gnu"; GCC=aarch64-linux-gnu-gcc
+        # -L /: the multiarch ld.so with the multiarch libc.so.6 its ld.so.cache finds (libc6:arm64).
+        # -L /usr/aarch64-linux-gnu would pair the cross ld.so with that libc (two glibc
+        # builds in one process), which hangs pthread_create and fork.
+        RUN="qemu-aarch64 -L /"; GCC=aarch64-linux-gnu-gcc
         CLANG="clang --target=aarch64-linux-gnu"
     else
         RUN=""; GCC=gcc; CLANG=clang

@@ -36,8 +36,8 @@
  *                      the process's map), which must also land below 4 GiB
  * Controls (HARNESS): the stale-byte check sees a byte planted in .bss and in padding, and
  * the previous unit had nonzero bytes under the bytes it checks; the poller catches an
- * rwx window; the past-the-end check sees a reservation that was not cut back. Under qemu-user (T_NO_FORK, T_NO_THREADS, T_NO_MAPS) the cases that read
- * /proc/self/maps, RSS, threads or fork are left out.
+ * rwx window; the past-the-end check sees a reservation that was not cut back. Under qemu-user (T_NO_MAPS) the cases that read
+ * /proc/self/maps or RSS are left out.
  */
 #include <sys/resource.h>
 
@@ -674,7 +674,7 @@ static int released_by_next_load(void *arg, char *why, size_t whylen)
     return t_ctx_done(ctx, ok, why, whylen);
 }
 
-#ifndef T_NO_THREADS
+#ifndef T_NO_MAPS          /* the poller reads /proc/self/maps */
 /* Reuse cycles with a thread polling for w+x mappings; `arg`: a control that opens an rwx
  * window itself instead. */
 static int no_wx(void *arg, char *why, size_t whylen)
@@ -721,7 +721,6 @@ static int no_wx(void *arg, char *why, size_t whylen)
 }
 #endif
 
-#ifndef T_NO_FORK
 /* A spare inherited through fork(): the child reuses (and dirties) its copy, then the
  * parent reuses its own; neither sees the other's bytes. */
 static int fork_copies(void *arg, char *why, size_t whylen)
@@ -764,7 +763,6 @@ static int fork_copies(void *arg, char *why, size_t whylen)
         ok = 1;
     return t_ctx_done(ctx, ok, why, whylen);
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -792,14 +790,10 @@ int main(int argc, char **argv)
     t_case("reuse-bounded-count", bounded_count, NULL);
     t_case("reuse-bounded-bytes", bounded_bytes, NULL);
     t_case("reuse-released-by-next-load", released_by_next_load, NULL);
-#ifndef T_NO_THREADS
+    t_case("reuse-fork-each-own-copy", fork_copies, NULL);
+#ifndef T_NO_MAPS
     t_case("reuse-no-wx-window", no_wx, NULL);
     t_harness_case("reuse-control-poller-catches-rwx", no_wx, (void *)1);
-#endif
-#ifndef T_NO_FORK
-    t_case("reuse-fork-each-own-copy", fork_copies, NULL);
-#endif
-#ifndef T_NO_MAPS
     t_case("fresh-unit-mapping-1.3mb", fresh_unit_mapping, (void *)"ro1m3");
     t_case("fresh-unit-mapping-3.5mb", fresh_unit_mapping, (void *)"ro3m3");
 #ifdef __x86_64__

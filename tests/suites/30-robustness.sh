@@ -20,12 +20,9 @@ BIN=$B/tests/unit
 FX=$TMP/fx
 mkdir -p "$BIN" "$FX"
 
-TFLAGS=""   # the qemu work-arounds below (build_prog adds the sanitizer's flags)
+TFLAGS=""   # build_prog adds the sanitizer's flags
 AR=ar
-# Under qemu-user (7.2 here) a dynamically linked aarch64 program hangs in fork() and in
-# pthread_create(): the tests run their cases in-process there (T_NO_FORK), and
-# error-per-thread is not run (T_NO_THREADS; t_wx is x86_64-only anyway).
-[ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar && TFLAGS="-DT_NO_FORK -DT_NO_THREADS"
+[ "$TARGET" = aarch64 ] && AR=aarch64-linux-gnu-ar
 # exitcode 86: a sanitizer report at exit is told apart from the tests' own status 1.
 export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1"
@@ -113,10 +110,10 @@ TESTS="t_truncate t_corrupt t_ar_corrupt t_reloc_errors t_symbols t_error_api t_
 # x86_64 only: t_reach (its fixtures rely on x86_64 -fno-pic R_X86_64_PC32 and x86 code
 # bytes), t_wx (under qemu-user the guest /proc/self/maps does not show rwx mappings as
 # such: the checker's own negative control fails there), t_bigmem (measures VmRSS, which
-# under qemu-user is qemu's own), t_concurrent (threads: a dynamic aarch64 program hangs
-# in pthread_create under this qemu-user). t_dos bounds time only under qemu-user
-# (no-rss: RSS is qemu's own there).
-[ "$TARGET" = x86_64 ] && TESTS="$TESTS t_reach t_wx t_bigmem t_concurrent"
+# under qemu-user is qemu's own). t_dos bounds time only under qemu-user (no-rss: RSS is
+# qemu's own there).
+TESTS="$TESTS t_concurrent"
+[ "$TARGET" = x86_64 ] && TESTS="$TESTS t_reach t_wx t_bigmem"
 for t in $TESTS; do build_test "$t"; done
 
 run_test t_truncate "$FX/basic.o" "$TMP"
@@ -150,7 +147,6 @@ if [ "$TARGET" = x86_64 ]; then
     if [ "$SAN" = asan ]; then rounds=60; else rounds=200; fi
     run_test t_wx "$FX/big.o" "$rounds" "$FX/abs32.o" "$FX/ctor.o"
     run_test t_bigmem "$FX/bigbss.o" "$FX/basic.o"
-    run_test t_concurrent "$FX/basic.o" "$FX/big.o" "$FX/ctor.o" 300
     # ASan's quarantine keeps freed blocks resident on purpose: make it small here so
     # VmRSS measures objrt, not the quarantine (use-after-free is covered elsewhere).
     ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=1:thread_local_quarantine_size_kb=64" \
@@ -159,6 +155,7 @@ else
     # Under qemu-user VmRSS is qemu's own (translation cache included): mappings only.
     run_test t_cycles "$FX/basic.o" 2000
 fi
+run_test t_concurrent "$FX/basic.o" "$FX/big.o" "$FX/ctor.o" 300
 
 # ---- fuzzing (x86_64: only) -----------------------------------------------------------
 if [ "$TARGET:$SAN" = x86_64: ]; then

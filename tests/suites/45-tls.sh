@@ -8,7 +8,8 @@
 # programs check what `objrt run` cannot: threads that existed before the load, blocks
 # released at thread exit, the static TLS surplus (its clear error is the negative
 # control), load/unload cycles. Negative controls: TLS relocations objrt must refuse.
-# Configs: x86_64 (all), x86_64:asan (a subset), aarch64 (no threads: qemu-user hangs).
+# Configs: x86_64 (all), x86_64:asan (a subset), aarch64 (under qemu-user: all but the
+# x86_64 hand-written refusals and the clang-only models).
 set -u
 . tests/lib.sh
 
@@ -52,19 +53,25 @@ if [ "$TARGET" = x86_64 ]; then
         expect "tls std::call_once $t binds libstdc++'s __once_callable"
     done
 else
-    for t in g++-fPIC-DNO_THREADS g++-fPIE-DNO_THREADS; do
+    for t in g++-fPIC g++-fPIE; do
         expect "tls std::call_once $t binds libstdc++'s __once_callable"
     done
     for n in gcc-pic-desc gcc-pic-gd gcc-pic-ie gcc-pic-le gcc-pie gcc-nopic gcc-pic-le-g2 \
              clang-pic-desc clang-pic-ie clang-pie; do
         expect "tls $n vs native"
     done
+    expect "tls thread exit releases the blocks"
+    for n in gd desc ie le; do expect "tls host $n threads before and after the load vs native"; done
+    expect "tls initial-exec beyond the static surplus" "tls static surplus" \
+           "tls 500 initial-exec load/unload cycles" \
+           "nonshared handlers bound to the unit, keep" "nonshared handlers bound to the unit, unload"
+    expect "tls C++ thread_local destructors at thread exit -fPIC vs native" \
+           "tls C++ thread_local destructors at thread exit -fPIE vs native"
 fi
 expect "tls refuses undefined" "tls refuses local-exec-host" "tls hand-written forms"
 
 NATIVE_CC=$GCC
-THREADS=1
-[ "$TARGET" = aarch64 ] && THREADS=0
+CXX=g++; [ "$TARGET" = aarch64 ] && CXX=aarch64-linux-gnu-g++
 
 # ---- the model matrix -------------------------------------------------------------------
 # matrix NAME CC PIC RELOC_PATTERN FLAGS...
@@ -73,11 +80,9 @@ matrix() {
     local d=$W/m-$name nopie=
     mkdir -p "$d"
     [ "$pic" = -fno-pic ] && nopie=-no-pie
-    local defs=()
-    [ $THREADS = 0 ] && defs=(-DNO_THREADS)
     for f in tls_main tls_probe tls_other; do
         # shellcheck disable=SC2086
-        if ! $cc -O1 $pic "$@" "${defs[@]}" -c "$T/$f.c" -o "$d/$f.o" 2>"$d/cc.err"; then
+        if ! $cc -O1 $pic "$@" -c "$T/$f.c" -o "$d/$f.o" 2>"$d/cc.err"; then
             fail "tls $name: compile: $(oneline "$(cat "$d/cc.err")")"; return
         fi
     done
@@ -144,59 +149,67 @@ else
 fi
 
 # ---- host programs: threads before the load, thread exit, static TLS surplus ------------
-if [ "$TARGET" = x86_64 ]; then
-    H=$W/host
-    mkdir -p "$H"
-    if build_prog "tls host gd threads before and after the load vs native" "$H/host" "$T/tls_host.c"; then
-        # host_probe NAME FLAGS...: pre-existing and new threads, objrt vs the native host
-        host_probe() {
-            local name=$1 d=$H/$1; shift
-            mkdir -p "$d"
-            if ! gcc -O1 "$@" -c "$T/tls_probe.c" -o "$d/p.o" 2>"$d/err" ||
-               ! gcc -O1 "$@" -c "$T/tls_other.c" -o "$d/q.o" 2>>"$d/err"; then
-                fail "tls host $name threads before and after the load vs native: build: $(oneline "$(cat "$d/err")")"
-                return
-            fi
-            build_prog "tls host $name threads before and after the load vs native" "$d/native" \
-                "$T/tls_host.c" "$d/p.o" "$d/q.o" -- -DNATIVE || return
-            run_to "$d/n" "$d/native"
-            run_to "$d/o" "$H/host" "$d/p.o" "$d/q.o"
-            same "tls host $name threads before and after the load vs native" "$d/n" "$d/o"
-        }
-        host_probe gd -fPIC
-        host_probe desc -fPIC -mtls-dialect=gnu2
-        host_probe ie -fPIC -ftls-model=initial-exec
-        host_probe le -fPIC -ftls-model=local-exec
-
-        # a 1 MiB block per thread (dynamic TLS): visible while 32 threads live, gone after
-        # (glibc's malloc statistics: not under ASan, whose allocator replaces malloc)
-        gcc -O1 -fPIC -c "$T/tls_big.c" -o "$H/big.o"
-        if [ -z "$SAN" ]; then
-            run_to "$H/exit" "$H/host" --exit "$H/big.o"
-            if [ "$(cat "$H/exit.rc")" = 0 ]; then pass "tls thread exit releases the blocks ($(cat "$H/exit.out"))"
-            else fail "tls thread exit releases the blocks: $(oneline "$(cat "$H/exit.out" "$H/exit.err")")"; fi
+# AArch64's default dialect is descriptors; x86_64's is the traditional one.
+if [ "$TARGET" = x86_64 ]; then GD=(-fPIC) DESC=(-fPIC -mtls-dialect=gnu2)
+else GD=(-fPIC -mtls-dialect=trad) DESC=(-fPIC); fi
+H=$W/host
+mkdir -p "$H"
+if build_prog "tls host gd threads before and after the load vs native" "$H/host" "$T/tls_host.c"; then
+    # host_probe NAME FLAGS...: pre-existing and new threads, objrt vs the native host
+    host_probe() {
+        local name=$1 d=$H/$1; shift
+        mkdir -p "$d"
+        if ! $GCC -O1 "$@" -c "$T/tls_probe.c" -o "$d/p.o" 2>"$d/err" ||
+           ! $GCC -O1 "$@" -c "$T/tls_other.c" -o "$d/q.o" 2>>"$d/err"; then
+            fail "tls host $name threads before and after the load vs native: build: $(oneline "$(cat "$d/err")")"
+            return
         fi
+        build_prog "tls host $name threads before and after the load vs native" "$d/native" \
+            "$T/tls_host.c" "$d/p.o" "$d/q.o" -- -DNATIVE || return
+        # shellcheck disable=SC2086
+        run_to "$d/n" $RUN "$d/native"
+        # shellcheck disable=SC2086
+        run_to "$d/o" $RUN "$H/host" "$d/p.o" "$d/q.o"
+        same "tls host $name threads before and after the load vs native" "$d/n" "$d/o"
+    }
+    host_probe gd "${GD[@]}"
+    host_probe desc "${DESC[@]}"
+    host_probe ie -fPIC -ftls-model=initial-exec
+    host_probe le -fPIC -ftls-model=local-exec
 
-        # the same block with initial-exec needs static TLS: refused with the remedy named
-        gcc -O1 -fPIC -ftls-model=initial-exec -c "$T/tls_big.c" -o "$H/bigie.o"
-        expect_fail "tls initial-exec beyond the static surplus: clear error" \
-            "static TLS block.*-ftls-model=global-dynamic" "$H/host" --exit "$H/bigie.o"
-
-        # many initial-exec units at once fill the surplus; global-dynamic ones never do
-        run_to "$H/hold-ie" "$H/host" --hold 100 "$H/ie/p.o" "$H/ie/q.o"
-        run_to "$H/hold-gd" "$H/host" --hold 100 "$H/gd/p.o" "$H/gd/q.o"
-        held_ie=$(sed -n 's/^held: \([0-9]*\) of.*/\1/p' "$H/hold-ie.out")
-        if [ -n "$held_ie" ] && [ "$held_ie" -ge 4 ] && [ "$held_ie" -lt 100 ] &&
-           grep -q "static TLS" "$H/hold-ie.err" && grep -q "^held: 100 of 100" "$H/hold-gd.out"; then
-            pass "tls static surplus ($held_ie initial-exec units held at once, 100 global-dynamic)"
-        else
-            fail "tls static surplus: IE '$(cat "$H/hold-ie.out")' GD '$(cat "$H/hold-gd.out")' $(oneline "$(cat "$H/hold-ie.err")")"
-        fi
-        # unloading gives the surplus back: more cycles than the surplus holds at once
-        run_to "$H/cyc" "$H/host" --cycles 500 "$H/ie/p.o" "$H/ie/q.o"
-        if grep -q "^cycles: 500 of 500" "$H/cyc.out"; then pass "tls 500 initial-exec load/unload cycles"
-        else fail "tls 500 initial-exec load/unload cycles: $(oneline "$(cat "$H/cyc.out" "$H/cyc.err")")"; fi
+    # a 1 MiB block per thread (dynamic TLS): visible while 32 threads live, gone after
+    # (glibc's malloc statistics: not under ASan, whose allocator replaces malloc)
+    $GCC -O1 -fPIC -c "$T/tls_big.c" -o "$H/big.o"
+    if [ -z "$SAN" ]; then
+        # shellcheck disable=SC2086
+        run_to "$H/exit" $RUN "$H/host" --exit "$H/big.o"
+        if [ "$(cat "$H/exit.rc")" = 0 ]; then pass "tls thread exit releases the blocks ($(cat "$H/exit.out"))"
+        else fail "tls thread exit releases the blocks: $(oneline "$(cat "$H/exit.out" "$H/exit.err")")"; fi
     fi
+
+    # the same block with initial-exec needs static TLS: refused with the remedy named
+    $GCC -O1 -fPIC -ftls-model=initial-exec -c "$T/tls_big.c" -o "$H/bigie.o"
+    # shellcheck disable=SC2086
+    expect_fail "tls initial-exec beyond the static surplus: clear error" \
+        "static TLS block.*-ftls-model=global-dynamic" $RUN "$H/host" --exit "$H/bigie.o"
+
+    # many initial-exec units at once fill the surplus; global-dynamic ones never do
+    # shellcheck disable=SC2086
+    run_to "$H/hold-ie" $RUN "$H/host" --hold 100 "$H/ie/p.o" "$H/ie/q.o"
+    # shellcheck disable=SC2086
+    run_to "$H/hold-gd" $RUN "$H/host" --hold 100 "$H/gd/p.o" "$H/gd/q.o"
+    held_ie=$(sed -n 's/^held: \([0-9]*\) of.*/\1/p' "$H/hold-ie.out")
+    if [ -n "$held_ie" ] && [ "$held_ie" -ge 4 ] && [ "$held_ie" -lt 100 ] &&
+       grep -q "static TLS" "$H/hold-ie.err" && grep -q "^held: 100 of 100" "$H/hold-gd.out"; then
+        pass "tls static surplus ($held_ie initial-exec units held at once, 100 global-dynamic)"
+    else
+        fail "tls static surplus: IE '$(cat "$H/hold-ie.out")' GD '$(cat "$H/hold-gd.out")' $(oneline "$(cat "$H/hold-ie.err")")"
+    fi
+    # unloading gives the surplus back: more cycles than the surplus holds at once
+    # shellcheck disable=SC2086
+    run_to "$H/cyc" $RUN "$H/host" --cycles 500 "$H/ie/p.o" "$H/ie/q.o"
+    if grep -q "^cycles: 500 of 500" "$H/cyc.out"; then pass "tls 500 initial-exec load/unload cycles"
+    else fail "tls 500 initial-exec load/unload cycles: $(oneline "$(cat "$H/cyc.out" "$H/cyc.err")")"; fi
 fi
 
 # ---- libstdc++'s own thread-locals: std::call_once ------------------------------------------
@@ -204,7 +217,7 @@ if [ "$TARGET" = x86_64 ]; then
     ONCE=("g++ -fPIC" "g++ -fPIC -mtls-dialect=gnu2" "g++ -fPIE" "clang++ -fPIC")
     CXX_NATIVE=g++
 else
-    ONCE=("aarch64-linux-gnu-g++ -fPIC -DNO_THREADS" "aarch64-linux-gnu-g++ -fPIE -DNO_THREADS")
+    ONCE=("aarch64-linux-gnu-g++ -fPIC" "aarch64-linux-gnu-g++ -fPIE")
     CXX_NATIVE=aarch64-linux-gnu-g++
 fi
 for v in "${ONCE[@]}"; do
@@ -229,21 +242,20 @@ for v in "${ONCE[@]}"; do
 done
 
 # C++ thread_local objects with destructors, run as each of the unit's threads exits
-if [ "$TARGET" = x86_64 ]; then
-    for pic in -fPIC -fPIE; do
-        name="tls C++ thread_local destructors at thread exit $pic vs native"
-        d=$W/tl$pic
-        mkdir -p "$d"
-        if g++ -O1 $pic -c "$T/thread_local.cc" -o "$d/tl.o" 2>"$d/err" && g++ "$d/tl.o" -o "$d/native" 2>>"$d/err"; then
-            run_to "$d/n" "$d/native"
-            # shellcheck disable=SC2086
-            run_to "$d/o" $OBJRT run -l stdc++ "$d/tl.o"
-            same "$name" "$d/n" "$d/o"
-        else
-            fail "$name: build: $(oneline "$(cat "$d/err")")"
-        fi
-    done
-fi
+for pic in -fPIC -fPIE; do
+    name="tls C++ thread_local destructors at thread exit $pic vs native"
+    d=$W/tl$pic
+    mkdir -p "$d"
+    if $CXX -O1 $pic -c "$T/thread_local.cc" -o "$d/tl.o" 2>"$d/err" && $CXX "$d/tl.o" -o "$d/native" 2>>"$d/err"; then
+        # shellcheck disable=SC2086
+        run_to "$d/n" $RUN "$d/native"
+        # shellcheck disable=SC2086
+        run_to "$d/o" $OBJRT run -l stdc++ "$d/tl.o"
+        same "$name" "$d/n" "$d/o"
+    else
+        fail "$name: build: $(oneline "$(cat "$d/err")")"
+    fi
+done
 
 # ---- negative controls: what objrt must refuse -----------------------------------------------
 N=$W/neg
@@ -303,23 +315,23 @@ main: xorl %eax, %eax
 fi
 
 # ---- glibc's non-shared functions, bound per unit ----------------------------------------
-if [ "$TARGET" = x86_64 ]; then
-    S=$W/nonshared
-    mkdir -p "$S"
-    if ! gcc -O1 -fPIC -c "$T/nonshared_unit.c" -o "$S/u.o" 2>"$S/err"; then
-        fail "nonshared handlers bound to the unit, keep: build: $(oneline "$(cat "$S/err")")"
-    elif build_prog "nonshared handlers bound to the unit, keep" "$S/host" "$T/nonshared_host.c"; then
-        run_to "$S/keep" "$S/host" "$S/u.o" keep
-        run_to "$S/unload" "$S/host" "$S/u.o" unload
-        printf 'atfork child\natfork child\nend\nat_quick_exit\n' >"$S/keep.want"
-        printf 'atfork child\nunload\natexit\nend\n' >"$S/unload.want"
-        # keep is the control: the handlers do run while the unit is loaded
-        for m in keep unload; do
-            if cmp -s "$S/$m.want" "$S/$m.out" && [ "$(cat "$S/$m.rc")" = 3 ]; then
-                pass "nonshared handlers bound to the unit, $m"
-            else
-                fail "nonshared handlers bound to the unit, $m: status $(cat "$S/$m.rc"), output $(tr '\n' '|' <"$S/$m.out") $(oneline "$(cat "$S/$m.err")")"
-            fi
-        done
-    fi
+S=$W/nonshared
+mkdir -p "$S"
+if ! $GCC -O1 -fPIC -c "$T/nonshared_unit.c" -o "$S/u.o" 2>"$S/err"; then
+    fail "nonshared handlers bound to the unit, keep: build: $(oneline "$(cat "$S/err")")"
+elif build_prog "nonshared handlers bound to the unit, keep" "$S/host" "$T/nonshared_host.c"; then
+    # shellcheck disable=SC2086
+    run_to "$S/keep" $RUN "$S/host" "$S/u.o" keep
+    # shellcheck disable=SC2086
+    run_to "$S/unload" $RUN "$S/host" "$S/u.o" unload
+    printf 'atfork child\natfork child\nend\nat_quick_exit\n' >"$S/keep.want"
+    printf 'atfork child\nunload\natexit\nend\n' >"$S/unload.want"
+    # keep is the control: the handlers do run while the unit is loaded
+    for m in keep unload; do
+        if cmp -s "$S/$m.want" "$S/$m.out" && [ "$(cat "$S/$m.rc")" = 3 ]; then
+            pass "nonshared handlers bound to the unit, $m"
+        else
+            fail "nonshared handlers bound to the unit, $m: status $(cat "$S/$m.rc"), output $(tr '\n' '|' <"$S/$m.out") $(oneline "$(cat "$S/$m.err")")"
+        fi
+    done
 fi

@@ -51,12 +51,9 @@ if [ ! -f "$B/libobjrt.a" ]; then
     fail "debug-build: $B/libobjrt.a missing (run make first)"
     exit 0
 fi
-# Under qemu-user (7.2 here) a dynamically linked aarch64 program hangs in fork() and in
-# pthread_create(): the cases run in-process there (T_NO_FORK). build_prog adds the
-# sanitizer's flags; -O1 keeps t_crashhost's call into the loaded code a real call (the
+# build_prog adds the sanitizer's flags; -O1 keeps t_crashhost's call into the loaded code a real call (the
 # crash backtrace names t_crashhost's frame).
 TFLAGS=""
-[ "$TARGET" = aarch64 ] && TFLAGS="-DT_NO_FORK -DT_NO_THREADS"
 # exitcode 86: a sanitizer report at exit is told apart from the tests' own status 1.
 export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
 
@@ -223,7 +220,7 @@ gdb_run() {
         return
     fi
     local port=$((20000 + RANDOM % 20000)) qpid
-    qemu-aarch64 -L /usr/aarch64-linux-gnu -g "$port" "$@" >/dev/null 2>&1 &
+    qemu-aarch64 -L / -g "$port" "$@" >/dev/null 2>&1 &
     qpid=$!
     timeout 120 gdb-multiarch -q -nx -batch -ex 'set sysroot /usr/aarch64-linux-gnu' \
         -ex "target remote :$port" "${cmds[@]}" "$1" 2>&1

@@ -11,16 +11,11 @@ static int inits;
 
 int main()
 {
-#ifdef NO_THREADS      // qemu-user 7.2 hangs in pthread_create: the same calls, serially
-    for (int i = 0; i < 4; i++)
-        std::call_once(flag, [i] { inits += 1 + 0 * i; });
-#else
     std::vector<std::thread> v;
     for (int i = 0; i < 4; i++)
         v.emplace_back([i] { std::call_once(flag, [i] { inits += 1 + 0 * i; }); });
     for (auto &t : v)
         t.join();
-#endif
     std::call_once(flag, [] { inits += 100; });
     std::printf("inits=%d\n", inits);
     return inits == 1 ? 0 : 1;

@@ -20,17 +20,12 @@ int main(void)
 {
     char mine[160];
     tls_probe(9, mine, sizeof mine);
-#ifdef NO_THREADS       /* qemu-user 7.2 hangs in pthread_create: main thread only */
-    for (long i = 1; i < NT; i++)
-        snprintf(results[i], sizeof results[i], "(no threads) %d", (int)i);
-#else
     pthread_t t[NT];
     for (long i = 1; i < NT; i++)
         if (pthread_create(&t[i], NULL, worker, (void *)i))
             return 2;
     for (int i = 1; i < NT; i++)
         pthread_join(t[i], NULL);
-#endif
     for (int i = 1; i < NT; i++)
         printf("%s\n", results[i]);
     printf("main %s\n", mine);
