@@ -31,7 +31,7 @@ expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unl
 [ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind ffi-py-str-argument \
     ffi-py-old-and-ffi-units-together ffi-old-abi-function-as-ffi-handle
 expect_harness ffi-one-per-process-own-control
-expect_harness ffi-compare-detects-difference
+expect_harness ffi-compare-detects-difference ffi-workspace-alignment-check-can-fail
 
 if ! out=$(make -s --no-print-directory TARGET="$TARGET" SAN="$SAN" all tvm-ffi-tests 2>&1); then
     fail "tvm-ffi-build: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
@@ -199,6 +199,11 @@ out=$(OBJRT_TVM_FFI=own timeout 60 $RUN "$F/standin_host" "$F/k26_dso.o" 2>&1)
 if printf '%s\n' "$out" | grep -qx 'standin used no' && printf '%s\n' "$out" | grep -qx 'callg 43'; then
     hpass ffi-one-per-process-own-control
 else hfail "ffi-one-per-process-own-control: $(printf '%s' "$out" | tr '\n' ' ')"; fi
+
+# the kernels' alignment check can fail: a host allocator 64 bytes off is caught
+out=$(HOST_MISALIGN=1 TVM_NUM_THREADS=1 timeout 60 $RUN "$F/host" 26 - "$F/k26_dso.o" 2>&1)
+if grep -qx 'par: RuntimeError: par: workspace is not 128-byte aligned' <<<"$out"; then hpass ffi-workspace-alignment-check-can-fail
+else hfail "ffi-workspace-alignment-check-can-fail: $(grep '^par' <<<"$out")"; fi
 
 # the comparison can fail: one changed result is caught
 sed 's/^callg: type 1 value 43/callg: type 1 value 44/' "$TMP/n22dso1" >"$TMP/wrong"

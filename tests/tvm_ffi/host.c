@@ -83,11 +83,18 @@ static int host_mul(void *self, const TVMFFIAny *a, int32_t n, TVMFFIAny *r)
 }
 
 /* A host's context symbol: the workspace allocator a DSO-mode unit's slot gets. */
-static int ctx_allocs;
+static int ctx_allocs, misalign;              /* HOST_MISALIGN=1: 64 bytes off (a control) */
 static void *counting_alloc(int dt, int di, uint64_t n, int code, int bits)
 {
+    char *p;
     __atomic_fetch_add(&ctx_allocs, 1, __ATOMIC_RELAXED);
-    return TVMBackendAllocWorkspace(dt, di, n, code, bits);
+    p = TVMBackendAllocWorkspace(dt, di, n + 64, code, bits);
+    return p && misalign ? p + 64 : p;
+}
+
+static int offset_free(int dt, int di, void *p)
+{
+    return TVMBackendFreeWorkspace(dt, di, misalign ? (char *)p - 64 : p);
 }
 
 static void print_floats(const char *c, const float *v, int n)
@@ -211,7 +218,9 @@ int main(int argc, char **argv)
     TVMFFIFunctionCreate(NULL, host_mul, NULL, &mul);
     TVMFFIByteArray name = { "host.mul", 8 };
     TVMFFIFunctionSetGlobal(&name, mul, 0);
+    misalign = getenv("HOST_MISALIGN") != NULL;
     TVMFFIEnvModRegisterContextSymbol("__TVMBackendAllocWorkspace", (void *)counting_alloc);
+    TVMFFIEnvModRegisterContextSymbol("__TVMBackendFreeWorkspace", (void *)offset_free);
 #ifdef NATIVE
     ref_native_load();
 #else

@@ -181,6 +181,11 @@ static int __tvm_parallel_lambda(int task_id, TVMParallelGroupEnv *penv, void *c
     float *ws = CALL_ALLOC(kDLCPU, 0, 512, kDLFloat, 32);
     if (!ws)
         return -1;
+    if ((uintptr_t)ws % 128) {                /* what the stores below are compiled to assume */
+        CALL_FREE(kDLCPU, 0, ws);
+        CALL_RAISE("RuntimeError", "par: workspace is not 128-byte aligned");
+        return -1;
+    }
     v8f *w = __builtin_assume_aligned(ws, 128);
     for (int i = 0; i < 16; i++)              /* aligned stores; a misaligned pointer faults */
         w[i] = (v8f){ 2, 2, 2, 2, 2, 2, 2, 2 };
