@@ -26,6 +26,9 @@
 #                             tests/report.h): declares the names the program lists in its
 #                             list mode (T_LIST=1), relays its lines, and fails every name it
 #                             did not report, saying why (signal, timeout, exit status).
+#                             After a failure it prints "RERUN LABEL: COMMAND", the command
+#                             that runs the program again (a program built in $TMP is kept
+#                             under $BUILD/tests/failed/ first); tests/run.sh shows it.
 # Names are unique within a suite and contain no ": " or " (" (a result line's name ends
 # there). A suite that declares nothing still runs (run.sh prints a NOTE); a suite that
 # exits non-zero, is killed or runs longer than its timeout (SUITE_TIMEOUT, default 3600 s;
@@ -138,7 +141,25 @@ run_cases() {
         fi
     done < <(grep -E '^EXPECT ' "$list")
     [ "$missing" -eq 0 ] && [ -n "$why" ] && fail "$label: $why"
+    if [ -n "$why" ] || [ "$missing" -gt 0 ] || grep -Eq '^(HARNESS )?FAIL ' "$out"; then
+        _rerun "$label" "$(grep -m 1 -E '^(HARNESS )?FAIL ' "$out" | sed -E 's/^(HARNESS )?FAIL //; s/(: | \().*//')" "$@"
+    fi
     return "$rc"
+}
+# _rerun LABEL CASE CMD...: after a failure, keep CMD's program where the suite's scratch
+# dir does not go away (it is in $TMP, which tests/run.sh removes) and print a RERUN line
+# with the command that runs it again (CASE=the first failing case; tests/report.h).
+_rerun() {
+    local label=$1 case=$2 a kept b cmd=""; shift 2
+    case $BUILD in /*) b=$BUILD ;; *) b=$ROOT/$BUILD ;; esac
+    for a in "$@"; do
+        if [ -f "$a" ] && [ -x "$a" ] && [[ $a == "$TMP"/* ]]; then
+            kept=$b/tests/failed/$(basename "$TMP" | sed 's/\.[^.]*$//')/$(basename "$a")
+            mkdir -p "$(dirname "$kept")" && cp "$a" "$kept" && a=$kept
+        fi
+        cmd+=" $(printf '%q' "$a")"
+    done
+    echo "RERUN $label: cd $ROOT && ${case:+CASE=$(printf '%q' "$case") }${cmd# }"
 }
 # _reported NAME FILE: FILE has a result line for NAME.
 _reported() {

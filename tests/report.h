@@ -12,10 +12,14 @@
  * t_case (t_common.h) or t_run, which skip the body in list mode; t_report and t_harness
  * print the EXPECT line instead of a result there, so main() must compute nothing costly
  * or product-related outside a case (or call t_declare first and return when listing).
+ *
+ * One case: with CASE=PATTERN in the environment (a shell pattern, fnmatch; tests/run.sh
+ * passes it on) only the cases whose name matches run, list and report.
  */
 #ifndef T_REPORT_H
 #define T_REPORT_H
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +41,17 @@ static int t_listing(void)
     return mode;
 }
 
+/* Is `name` one of the cases CASE selects (all of them without CASE)? */
+static int t_selected(const char *name)
+{
+    const char *c = getenv("CASE");
+    return !c || !*c || fnmatch(c, name, 0) == 0;
+}
+
 static void t_vline(const char *kind, const char *name, int ok, const char *fmt, va_list ap)
 {
+    if (!t_selected(name))
+        return;
     if (t_listing()) {
         printf("EXPECT %s%s\n", kind, name);
     } else if (ok) {
@@ -79,7 +92,8 @@ static void t_declare(const char *const *names)
     if (!t_listing())
         return;
     for (; *names; names++)
-        printf("EXPECT %s\n", *names);
+        if (t_selected(strncmp(*names, "HARNESS ", 8) == 0 ? *names + 8 : *names))
+            printf("EXPECT %s\n", *names);
     exit(0);
 }
 
@@ -87,6 +101,8 @@ static void t_declare(const char *const *names)
  * `why` (cleared first). In list mode only the name is printed. */
 static void t_run(const char *name, int (*fn)(void), char *why)
 {
+    if (!t_selected(name))
+        return;
     if (t_listing()) {
         t_report(name, 1, " ");
         return;

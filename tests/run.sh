@@ -9,17 +9,35 @@
 # that exits non-zero or outlives its timeout is one more FAIL.
 # Environment: SUITES="10-loader 50-runtime" runs only those; SUITES_DIR replaces
 # tests/suites (the harness self-checks use it); SUITE_TIMEOUT (seconds, default 3600).
+# One case: CASE=NAME (or a shell pattern, e.g. CASE='ws-*') reports only the cases of
+# that name, e.g.  CASE=ws-reuse SUITES=50-runtime tests/run.sh x86_64:
+# C test programs (tests/report.h) then run only that case; a shell suite still runs its
+# steps but only the case's lines count; no case of that name in the suites run is a FAIL.
+# A C test program that failed is kept, and a line "RERUN [cfg suite] COMMAND" says how to
+# run it again by hand (tests/lib.sh run_cases).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
 SUITES_DIR=${SUITES_DIR:-$ROOT/tests/suites}
 passed=0; failed=0; hpassed=0; hfailed=0
 only=${SUITES:-}
+export CASE=${CASE:-}
+matched=0
 
 # tally TAG LOG: print LOG's result lines tagged, then a FAIL for every declared name that
-# has no result line; the last line printed is "p f hp hf" (the counts).
+# has no result line; the last line printed is "p f hp hf nw" (the counts; nw: declared
+# names CASE selects). With CASE, only the lines of the cases it selects count.
 tally() {
-    awk -v tag="$1" '
+    awk -v tag="$1" -v pat="$CASE" '
+        function sel(r,   i) {      # does CASE select the case of result or name r?
+            if (pat == "") return 1
+            for (i = 1; i <= length(r); i++)
+                if (substr(r, i, 2) == ": " || substr(r, i, 2) == " (") { r = substr(r, 1, i - 1); break }
+            return r ~ globre
+        }
+        BEGIN { globre = pat; gsub(/[][\\.^$+{}()|]/, "\\\\&", globre)
+                gsub(/\*/, ".*", globre); gsub(/\?/, ".", globre); globre = "^" globre "$" }
+        /^RERUN / { print "RERUN " tag " " substr($0, 7); next }
         function key(r,   i) {      # every name a result line can stand for: the whole
             seen[r] = 1             # rest, and each prefix ending before ": " or " ("
             for (i = 1; i <= length(r); i++)
@@ -27,11 +45,14 @@ tally() {
         }
         /^EXPECT / { n = substr($0, 8); h = 0
             if (n ~ /^HARNESS /) { n = substr(n, 9); h = 1 }
+            if (!sel(n)) next
             if (!(n in want)) { want[n] = h; order[++nw] = n }
             next }
-        /^(PASS|FAIL) / { print $1 " " tag " " substr($0, 6); if ($1 == "PASS") p++; else f++
+        /^(PASS|FAIL) / { if (!sel(substr($0, 6))) next
+            print $1 " " tag " " substr($0, 6); if ($1 == "PASS") p++; else f++
             key(substr($0, 6)); next }
-        /^HARNESS (PASS|FAIL) / { print "HARNESS " $2 " " tag " " substr($0, 14)
+        /^HARNESS (PASS|FAIL) / { if (!sel(substr($0, 14))) next
+            print "HARNESS " $2 " " tag " " substr($0, 14)
             if ($2 == "PASS") hp++; else hf++; key(substr($0, 14)); next }
         END {
             for (i = 1; i <= nw; i++) {
@@ -41,7 +62,7 @@ tally() {
                 else { print "FAIL " tag " " n ": no result (the suite or the process running the case died, hung or skipped it)"; f++ }
             }
             if (nw == 0 && p + f + hp + hf > 0) print "NOTE " tag " declares no cases (EXPECT lines, tests/lib.sh): a case that dies unreported goes unnoticed"
-            print p + 0, f + 0, hp + 0, hf + 0
+            print p + 0, f + 0, hp + 0, hf + 0, nw + 0
         }' "$2"
 }
 
@@ -71,7 +92,8 @@ for cfg in "$@"; do
         ( cd "$ROOT" && timeout -k 10 "$limit" bash "$suite" ) > "$out" 2>"$TMP.err"; rc=$?
         tally "[$cfg $sname]" "$out" > "$TMP.tally"
         sed '$d' "$TMP.tally"
-        read -r p f hp hf < <(tail -n 1 "$TMP.tally")
+        read -r p f hp hf nw < <(tail -n 1 "$TMP.tally")
+        matched=$((matched + nw + p + f + hp + hf))
         said=$(tail -n 3 "$TMP.err" | tr '\n' ' '); said=${said:+: $said}
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
             echo "FAIL [$cfg $sname] suite ran longer than its $limit s timeout and was killed$said"; f=$((f + 1))
@@ -83,6 +105,9 @@ for cfg in "$@"; do
         rm -rf "$TMP" "$out" "$TMP.err" "$TMP.tally"
     done
 done
+if [ -n "$CASE" ] && [ "$matched" -eq 0 ]; then
+    echo "FAIL CASE=$CASE: no case of that name in the suites run"; failed=$((failed + 1))
+fi
 echo "harness: $hpassed passed, $hfailed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$hfailed" -eq 0 ]

@@ -7,6 +7,8 @@
 #    that declares nothing, and a passing control whose harness line is counted apart;
 #  - run_cases (tests/lib.sh) on a C test program (tests/harness/planted_cases.c) that
 #    crashes, hangs or prints nothing, and on its passing control;
+#  - CASE=NAME runs and counts one case (and a name no suite has is a FAIL); a failing
+#    C test program is kept and its RERUN line runs it again;
 #  - the real suite 50-runtime with its planted faults (a kernel that segfaults, a kernel
 #    that hangs): the cases that ran them are FAILs and the run fails.
 # suite-timeout: 900
@@ -17,6 +19,7 @@ expect_harness runner-dead-suite-fails-owed-cases runner-hung-suite-killed-owed-
     runner-quiet-suite-fails-owed-case runner-counts-harness-apart runner-undeclared-suite-runs \
     run_cases-control-all-pass run_cases-crash-fails-unreported-by-name \
     run_cases-hang-killed-unreported-fail run_cases-silent-program-fails-every-case \
+    runner-case-runs-one runner-case-unknown-fails run_cases-failure-kept-rerun-reproduces \
     plant-kernel-segv-fails-its-case plant-case-hang-fails-its-case plant-run-fails
 
 # planted SUITE [ENV...]: run tests/run.sh x86_64: on one planted suite; output in $TMP/SUITE.out,
@@ -79,6 +82,22 @@ verdict run_cases-hang-killed-unreported-fail 60-program nonzero \
 planted 60-program PLANT_MODE=silent
 verdict run_cases-silent-program-fails-every-case 60-program nonzero \
     'FAIL \[x86_64: 60-program\] case-1: no result: planted ended without reporting it' '0 passed, 4 failed'
+
+# ---- one case by name; the rerun of a failed program --------------------------------------
+planted 60-program PLANT_MODE=pass CASE=case-3
+verdict runner-case-runs-one 60-program 0 'PASS \[x86_64: 60-program\] case-3' '1 passed, 0 failed'
+planted 40-apart CASE=no-such-case
+verdict runner-case-unknown-fails 40-apart nonzero 'FAIL CASE=no-such-case: no case of that name in the suites run'
+planted 60-program PLANT_MODE=crash
+rerun=$(sed -n 's/^RERUN \[x86_64: 60-program\] planted: //p' "$TMP/60-program.out" | head -n 1)
+again=$( [ -n "$rerun" ] && bash -c "$rerun" 2>&1)
+if [[ $rerun == *"CASE=case-2 "* ]] && [[ $rerun == *"/tests/failed/"* ]] &&
+   printf '%s' "$again" | grep -q '^FAIL case-2: crashed with signal 11' &&
+   ! printf '%s' "$again" | grep -q 'case-1'; then
+    hpass run_cases-failure-kept-rerun-reproduces
+else
+    hfail "run_cases-failure-kept-rerun-reproduces: RERUN line '${rerun:-none}' gave: $(printf '%s' "$again" | head -c 300)"
+fi
 
 # ---- the real runtime suite with its planted faults ---------------------------------------
 s=50-runtime

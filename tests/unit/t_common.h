@@ -225,6 +225,8 @@ static void t_cases(const t_entry *cases, size_t n);
 static void t_case(const char *name, t_case_fn fn, void *arg)
 {
     char why[1024];
+    if (!t_selected(name))
+        return;
     int ok = t_case_quiet(fn, arg, why, sizeof why);
     t_report(name, ok, "%s", why);
 }
@@ -239,6 +241,8 @@ static void t_cases(const t_entry *cases, size_t n)
 static void t_harness_case(const char *name, t_case_fn fn, void *arg)
 {
     char why[1024];
+    if (!t_selected(name))
+        return;
     int ok = t_case_quiet(fn, arg, why, sizeof why);
     t_harness(name, ok, "%s", why);
 }
