@@ -16,6 +16,7 @@
 
 #include "call.h"
 #include "cli.h"
+#include "unpack.h"
 
 /* Inputs from .npy files, then outputs, zero-filled: tensors[nins + nouts]. */
 static DLTensor **make_tensors(const call_args *a)
@@ -51,7 +52,9 @@ static void free_tensors(DLTensor **t, int n)
 
 /* libm comes first, as TVM's export_library links it: every generated C file includes
  * <math.h>, and objrt itself may have been linked without it (--as-needed drops it). */
-static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a)
+/* Archives and tars are read into `ci`, which must outlive the context (the unit's
+ * reports may still read its inputs' bytes). */
+static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a, call_inputs *ci)
 {
     objrt_unit *u = NULL;
     if (objrt_add_library(ctx, "m") != 0) {
@@ -63,6 +66,12 @@ static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a)
             fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
             return NULL;
         }
+    if (call_inputs_needed(a->files, a->nfiles)) {
+        if (call_inputs_read(a->files, a->nfiles, ci) == 0 &&
+            !(u = objrt_load_memory(ctx, ci->in, ci->n)))
+            fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+        return u;
+    }
     if (!(u = objrt_load(ctx, a->files, (size_t)a->nfiles)))
         fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
     return u;
@@ -226,6 +235,7 @@ out:
 int cmd_call(int argc, char **argv)
 {
     call_args a = { 0 };
+    call_inputs ci = { 0 };
     DLTensor **t = NULL;
     objrt_ctx *ctx = NULL;
     objrt_unit *u;
@@ -239,13 +249,13 @@ int cmd_call(int argc, char **argv)
     if (cli_prepare_outdir("-o", a.outdir) != 0)
         goto out;
     if (a.list) {
-        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
+        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a, &ci)))
             if ((rc = call_ffi_list(u)) == -2)
                 rc = call_list(u);
         goto out;
     }
     if (a.graph) {
-        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a)))
+        if ((ctx = objrt_new()) && (u = load_unit(ctx, &a, &ci)))
             rc = run_graph(&a, u);
         goto out;
     }
@@ -254,11 +264,12 @@ int cmd_call(int argc, char **argv)
     for (int i = 0; t && i < ntensors; i++)
         if (!t[i])
             goto out;
-    if (!t || !(ctx = objrt_new()) || !(u = load_unit(ctx, &a)))
+    if (!t || !(ctx = objrt_new()) || !(u = load_unit(ctx, &a, &ci)))
         goto out;
     rc = run_call(&a, u, t);
 out:
     objrt_free(ctx);
+    call_inputs_free(&ci);
     free_tensors(t, ntensors);
     free_call_args(&a);
     return rc;

@@ -38,6 +38,10 @@ expect_harness crt-registry-f-by-name-wrong-reference-detected \
     crt-registry-0.7-one-byte-count-wrong-reference-detected headers-old-tvmarray-ctx-wrong-reference-detected
 [ "$TARGET:$SAN" = x86_64: ] && expect crt-registry-python
 [ -z "$SAN" ] && expect crt-registry-f-by-name-native-link
+expect archive-loaded-whole archive-long-member-name tar-export-library tar-c-source-explained \
+    archive-native-whole-archive
+expect_harness archive-loaded-whole-wrong-reference-detected tar-export-library-wrong-reference-detected \
+    archive-long-member-name-wrong-reference-detected
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
@@ -212,6 +216,27 @@ print("ok" if (z == np.float32(3) * x + x).all() else "wrong %s" % z)' "$TMP/crt
     [ "$out" = ok ] && pass crt-registry-python || fail "crt-registry-python: $(oneline "$out")"
 fi
 call_ok headers-old-tvmarray-ctx old_scale "$TMP/old.o" -f old_scale --in "$D/x16.npy" --out 'y=float32[16]'
+
+# --- item 7: TVM's packaging: static archives (linked whole) and export_library's tar
+rm -rf "$TMP/pk" && mkdir -p "$TMP/pk"
+cp "$TMP/aot08.o" "$TMP/pk/lib0.o"; cp "$TMP/math.o" "$TMP/pk/devc.o"
+cp "$TMP/aot08.o" "$TMP/pk/tvmgen_default_lib0_long_name.o"
+ar rcs "$TMP/model.a" "$TMP/pk/devc.o" "$TMP/pk/lib0.o"
+ar rcs "$TMP/long.a" "$TMP/pk/devc.o" "$TMP/pk/tvmgen_default_lib0_long_name.o"
+(cd "$TMP/pk" && tar cf "$TMP/model.tar" lib0.o devc.o)
+printf 'int f(void) { return 0; }\n' >"$TMP/pk/lib0.c"
+(cd "$TMP/pk" && tar cf "$TMP/csrc.tar" lib0.c)
+# nothing references tvmgen_default_run: ld's rule would pull no member
+rm -f "$D"/native/*.npy
+if build_prog archive-native-build "$TMP/native-archive" "$S/native.c" "$ROOT/src/cli/npy.c" \
+    -- -I"$ROOT/src/cli" -DENTRY=tvmgen_default_run -Wl,--whole-archive "$TMP/model.a" -Wl,--no-whole-archive -lm &&
+    $RUN "$TMP/native-archive" packed "$D/native" "${AOTIO[@]}"
+then pass archive-native-whole-archive; else fail "archive-native-whole-archive: the native --whole-archive link failed"; fi
+call_ok archive-loaded-whole aot "$TMP/model.a" -f tvmgen_default_run "${AOTARGS[@]}"
+call_ok archive-long-member-name aot "$TMP/long.a" -f tvmgen_default_run_model "${AOTARGS[@]}"
+call_ok tar-export-library aot "$TMP/model.tar" -f tvmgen_default_run "${AOTARGS[@]}"
+expect_fail tar-c-source-explained "csrc.tar: lib0.c is C source \(export_library of a \"c\" target\): compile it" \
+    $OBJRT call "$TMP/csrc.tar" -f f -o "$D/objrt"
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then
