@@ -1,6 +1,6 @@
 # TVM-FFI (issue 22): kernels in the shape of TVM 0.21-0.26 codegen, each linked natively
 # against the reference implementation tests/tvm_ffi/ref_ffi.c, and the C host on objrt.
-#   make tvm-ffi-tests [SAN=...] [TARGET=...]   builds $(BUILD)/tests/tvm_ffi/ (56-tvm-ffi)
+#   make tvm-ffi-tests [SAN=...] [TARGET=...]   builds $(BUILD)/tests/tvm_ffi/ (58-tvm-ffi)
 FFI_DIR    := $(BUILD)/tests/tvm_ffi
 FFI_VERS   := 21 22 24 26
 FFI_HDRS   := include/objrt/tvm_ffi.h include/objrt/tvm_backend.h

@@ -2,7 +2,7 @@
  * t_reuse.c - an unloaded unit's reservation is kept for the context's next load
  * (place.c), and the unit placed in it sees exactly what fresh pages would give it.
  *
- * usage: t_reuse DIR    (DIR: the shapes of tests/reuse/unit.c that 33-reuse.sh compiles)
+ * usage: t_reuse DIR    (DIR: the shapes of tests/reuse/unit.c that 35-reuse.sh compiles)
  *
  * Each case runs in a fresh context (and, where fork works, a child of its own):
  *   same-size-taken    big.o unloaded: one spare, kept PROT_NONE at its address (maps);

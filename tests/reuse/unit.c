@@ -1,5 +1,5 @@
 /*
- * unit.c - the fixture of t_reuse.c, compiled by tests/suites/33-reuse.sh in several
+ * unit.c - the fixture of t_reuse.c, compiled by tests/suites/35-reuse.sh in several
  * shapes (-D sizes, defaults below). With the defaults every group fits one 4 KiB page;
  * "big" and "small" have the same three pages but "big" fills them (code, read-only data,
  * data) where "small" has padding, .bss and a COMMON block: a unit placed in the other's

@@ -4,14 +4,16 @@
 # each object of the build defines and uses (nm), over src/ and bench/link (whose two
 # harness sources are compiled here), and fails on any include/call circle or more than one
 # arrow up the layers. Also: no folder of the loader (or the CLI) holds more than 15 C
-# files, no header more than 300 lines. Controls: a copy of the tree with one backward include planted, and one
-# with a backward call (an object of base/ calling the pipeline), are each refused.
+# files, no header more than 300 lines, no two suites share a number. Controls: a copy of
+# the tree with one backward include planted, and one with a backward call (an object of
+# base/ calling the pipeline), are each refused.
 # x86_64 without a sanitizer (the layers are the sources'; one configuration checks them).
 set -u
 . "$ROOT/tests/lib.sh"
 [ "$TARGET" = x86_64 ] && [ -z "$SAN" ] || exit 0
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-expect layers-no-circle-at-most-one-up folders-at-most-15-c-files headers-at-most-300-lines
+expect layers-no-circle-at-most-one-up folders-at-most-15-c-files headers-at-most-300-lines \
+    suite-numbers-unique
 expect_harness layers-control-backward-include layers-control-backward-call
 
 # The benchmark harnesses' objects (-O0: the same symbols, sooner).
@@ -35,6 +37,10 @@ big=$(for d in $dirs cli; do n=$(ls "$ROOT/src/$d" | grep -c '\.c$'); [ "$n" -gt
 if [ -z "$big" ]; then pass folders-at-most-15-c-files; else fail "folders-at-most-15-c-files: $(echo $big)"; fi
 long=$(wc -l "$ROOT"/src/*/*.h | awk '$2 != "total" && $1 > 300 { print $2 " " $1 }' | sed "s#$ROOT/##")
 if [ -z "$long" ]; then pass headers-at-most-300-lines; else fail "headers-at-most-300-lines: $(echo $long)"; fi
+
+dup=$(ls "$ROOT/tests/suites" | grep -E '^[0-9]+-' | sed 's/-.*//' | sort | uniq -d)
+if [ -z "$dup" ]; then pass suite-numbers-unique
+else fail "suite-numbers-unique: used twice: $(for n in $dup; do ls "$ROOT/tests/suites" | grep "^$n-"; done | tr '\n' ' ')"; fi
 
 # Controls: a copy of the sources, one arrow planted, against the same objects.
 T=$TMP/tree

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 49-start-stop: __start_SEC / __stop_SEC, as ld defines them for a section SEC whose name is
+# 39-start-stop: __start_SEC / __stop_SEC, as ld defines them for a section SEC whose name is
 # a C identifier: a registry whose entries three objects put in section objrt_reg (one of
 # them an archive member pulled by a reference), walked by main() from __start_objrt_reg to
 # __stop_objrt_reg. stdout and exit status must equal the native link's (gcc and clang,

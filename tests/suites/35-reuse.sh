@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 33-reuse: an unloaded unit's reservation kept for the next load of its context (place.c,
+# 35-reuse: an unloaded unit's reservation kept for the next load of its context (place.c,
 # issue 13). tests/reuse/t_reuse.c loads shapes of tests/reuse/unit.c compiled here (same
 # size with content or with padding/.bss where the other has bytes, one page wider, a
 # 2 MiB .bss, data aligned to 1 MiB, 30 and 65 MiB .bss, 1.3 and 3.5 MB of .rodata: a

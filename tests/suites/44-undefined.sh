@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 48-undefined: every strong reference nothing defines is reported in one error, as ld
+# 44-undefined: every strong reference nothing defines is reported in one error, as ld
 # reports them: one "FILE: undefined symbol 'NAME'" line per symbol (the first file that
 # references it), at most 20, then "and N more undefined symbols". Compared with the
 # native link of the same objects (ld's "undefined reference" lines: same files, same names).
