@@ -15,6 +15,7 @@
 
 #include "base/escape.h"
 #include "debug/unitinfo.h"
+#include "symbols/symbols.h"
 
 #define MAX_FRAMES 64
 
@@ -124,7 +125,7 @@ static void source_lines_hung(int unused)
 }
 
 /* "objrt:   #N file.c:LINE" for each frame in a loaded unit whose object has line
- * information (-g); nothing when none has. */
+ * information (-g), with " in ns::f(int)" for a C++ function; nothing when none has. */
 static void source_lines_run(int fd, int sig, void *const *frames, int n)
 {
     char src[400], esc[512], line[640];
@@ -152,7 +153,11 @@ static void source_lines_run(int fd, int sig, void *const *frames, int n)
         if (!header)
             put(fd, "objrt: source lines (DWARF, read with libdw):\n");
         header = true;
-        snprintf(line, sizeof line, "objrt:   #%d %s\n", i, objrt_escape(src, esc, sizeof esc));
+        char *fn = ai.symbol ? objrt_demangle(ai.symbol) : NULL;    /* C++: the name */
+        char efn[256];
+        snprintf(line, sizeof line, "objrt:   #%d %s%s%s\n", i, objrt_escape(src, esc, sizeof esc),
+                 fn ? " in " : "", fn ? objrt_escape(fn, efn, sizeof efn) : "");
+        free(fn);
         put(fd, line);
     }
     if (armed) {

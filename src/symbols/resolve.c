@@ -245,8 +245,7 @@ static void open_libstdcxx(void)
     *(void **)&cxa_demangle = f;
 }
 
-/* The demangled form of a C++ name (malloc'd), or NULL: not a C++ name, or no demangler. */
-static char *demangle(const char *name)
+char *objrt_demangle(const char *name)
 {
     if (strncmp(name, "_Z", 2) != 0)
         return NULL;
@@ -310,7 +309,7 @@ static size_t undefined_hints(char *out, size_t size, const char **names, size_t
                              "\"m\") before the load (objrt run: -l m)", nm);
             m = true;
         } else if (libstdcxx_defines(names[i])) {
-            char *d = cxx ? NULL : demangle(names[i]);
+            char *d = cxx ? NULL : objrt_demangle(names[i]);
             if (!cxx)
                 w = snprintf(out + at, size - at, "\nhint: '%s' is the C++ runtime's (libstdc++): "
                              "objrt_add_library(ctx, \"stdc++\") before the load (objrt run: "
@@ -350,7 +349,7 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
         bool dropped;
         char efile[OBJRT_ESC_MAX], ename[OBJRT_ESC_MAX];
         const char *file = first_referrer(l, g[i], &dropped);
-        char *d = demangle(names[i]);
+        char *d = objrt_demangle(names[i]);
         char edem[OBJRT_ESC_MAX];
         int w = snprintf(msg + at, room - at, "%s%s: undefined symbol '%s'%s%s%s%s", i ? "\n" : "",
                          objrt_escape(file, efile, sizeof efile),

@@ -42,6 +42,11 @@ static inline uint32_t objrt_sym_intern(objrt_link *l, const char *name, size_t 
 }
 /* Room for n global symbols without growing (0, or -1 with the error recorded). */
 int objrt_sym_reserve(objrt_link *l, size_t n);
+
+/* resolve.c: the demangled form of a C++ name (malloc'd), or NULL when it is not one or no
+ * demangler is at hand (abi::__cxa_demangle: the host's, else libstdc++.so.6 opened then).
+ * For messages and the crash report's source lines; allocates. */
+char *objrt_demangle(const char *name);
 /* The global behind symbol `symidx` of o, or NULL for a local symbol. */
 static inline objrt_gsym *objrt_sym_global(const objrt_link *l, const objrt_obj *o,
                                            size_t symidx)

@@ -30,7 +30,7 @@ expect undefined-cxx-demangled-mangled-kept undefined-cxx-hint-names-libstdcxx \
     undefined-cxx-runs-with-l-stdcxx undefined-callback-hint-rdynamic-objrt-define \
     undefined-libm-hint-is-libm undefined-c-name-not-demangled
 expect crash-lines-gcc-dwarf crash-lines-clang-dwarf5 crash-lines-still-dies-by-signal \
-    crash-lines-none-without-dwarf
+    crash-lines-none-without-dwarf crash-lines-cxx-function-demangled
 [ "$TARGET" = x86_64 ] && expect man-page-for-every-public-function man-see-also-pages-exist \
     man-every-help-option-documented make-uninstall-removes-everything install-libdir-multiarch \
     pkgconfig-requires-private-jansson
@@ -230,6 +230,19 @@ if $CLANG -g -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_lines_clang.o" 2
     crash_lines crash-lines-clang-dwarf5 "$FX/crash_lines_clang.o"
 else
     fail "crash-lines-clang-dwarf5: $CLANG: $(oneline "$(cat "$FX/clang.err")")"
+fi
+# A C++ frame's line names its function demangled.
+if $GXX -g -O0 -c "$SRC/fixtures/crash_cxx.cc" -o "$FX/crash_cxx.o" 2>"$FX/cxx-crash.err"; then
+    L=$(line_of crash_cxx.cc LINE-GET)
+    # shellcheck disable=SC2086
+    timeout -k 5 60 $OBJRT run "$FX/crash_cxx.o" >/dev/null 2>"$TMP/cxx-crash.err"; rc=$?
+    if [ $rc = 139 ] && grep -Eq "^objrt:   #0 [^ ]*crash_cxx\.cc:$L in plugin::Reader::get\(int\) const\$" "$TMP/cxx-crash.err"; then
+        pass "crash-lines-cxx-function-demangled"
+    else
+        fail "crash-lines-cxx-function-demangled: status $rc, $(oneline "$(tail -n 3 "$TMP/cxx-crash.err")")"
+    fi
+else
+    fail "crash-lines-cxx-function-demangled: $GXX: $(oneline "$(cat "$FX/cxx-crash.err")")"
 fi
 # Negative control: without DWARF the report is the same but has no source lines.
 if $GCC -g0 -O0 -c "$SRC/fixtures/crash_lines.c" -o "$FX/crash_nodwarf.o"; then
