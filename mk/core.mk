@@ -3,6 +3,7 @@
 demo: deps
 	$(MAKE) --no-print-directory all
 	bash examples/demo/run.sh $(BUILD)
+	bash examples/tvm/run.sh $(BUILD)
 
 # Every configuration the suites run in: TARGET:SAN.
 CHECK_CONFIGS ?= x86_64: x86_64:asan aarch64: x86_64:tsan

@@ -42,6 +42,7 @@ expect archive-loaded-whole archive-long-member-name tar-export-library tar-c-so
     archive-native-whole-archive
 expect_harness archive-loaded-whole-wrong-reference-detected tar-export-library-wrong-reference-detected \
     archive-long-member-name-wrong-reference-detected
+[ "$TARGET:$SAN" = x86_64: ] && expect examples-tvm-demo
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
 $PY "$S/ref.py" inputs "$D" || { fail "deploy-inputs: ref.py inputs failed"; exit 0; }
@@ -237,6 +238,13 @@ call_ok archive-long-member-name aot "$TMP/long.a" -f tvmgen_default_run_model "
 call_ok tar-export-library aot "$TMP/model.tar" -f tvmgen_default_run "${AOTARGS[@]}"
 expect_fail tar-c-source-explained "csrc.tar: lib0.c is C source \(export_library of a \"c\" target\): compile it" \
     $OBJRT call "$TMP/csrc.tar" -f f -o "$D/objrt"
+
+# --- item 9: the examples/tvm model make demo runs (AOT and graph, against numpy)
+if [ "$TARGET:$SAN" = x86_64: ]; then
+    out=$(bash "$ROOT/examples/tvm/run.sh" "$BUILD" 2>&1)
+    tail -n 1 <<<"$out" | grep -q '^tvm demo: all results correct$' && pass examples-tvm-demo \
+        || fail "examples-tvm-demo: $(oneline "$out")"
+fi
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then
