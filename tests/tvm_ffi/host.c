@@ -4,6 +4,7 @@
  * usage: host TVM PREFIX [KERNEL.o...]   (TVM: 21, 22, 24 or 26; PREFIX: the system-lib
  * prefix or "-"). Prints one "case: result" line per case; a kernel error prints as
  * "kind: message". HOST_CASE=NAME in the environment calls only function NAME. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,36 @@ static void print_floats(const char *c, const float *v, int n)
 }
 
 static void syslib(TVMFFIAny *args);
+
+/* HOST_CASE=race: 8 threads make the unit's first callg at once (its handle initialised
+ * once: TVMFFIHandleInitOnce in 0.26); every one must get 43. */
+#define RACERS 8
+static pthread_barrier_t race_start;
+static TVMFFIObjectHandle race_fn;
+static void *racer(void *out)
+{
+    TVMFFIAny a[2] = { { .type_index = kTVMFFIInt, .v_int64 = 6 }, { .type_index = kTVMFFIInt, .v_int64 = 7 } };
+    TVMFFIAny r = { .type_index = kTVMFFINone };
+    pthread_barrier_wait(&race_start);
+    *(int64_t *)out = TVMFFIFunctionCall(race_fn, a, 2, &r) == 0 ? r.v_int64 : -1;
+    return NULL;
+}
+
+static void race(void)
+{
+    pthread_t t[RACERS];
+    int64_t got[RACERS];
+    int ok = 1;
+    race_fn = get("callg");
+    pthread_barrier_init(&race_start, NULL, RACERS);
+    for (int i = 0; i < RACERS; i++)
+        pthread_create(&t[i], NULL, racer, &got[i]);
+    for (int i = 0; i < RACERS; i++) {
+        pthread_join(t[i], NULL);
+        ok &= got[i] == 43;
+    }
+    printf("race: %d threads, first calls %s\n", RACERS, ok ? "all 43" : "wrong");
+}
 
 static void cases(void)
 {
@@ -230,7 +261,9 @@ int main(int argc, char **argv)
         return 2;
     }
 #endif
-    if (getenv("HOST_CASE")) {             /* one function, no arguments: the negative controls */
+    if (getenv("HOST_CASE") && strcmp(getenv("HOST_CASE"), "race") == 0)
+        race();
+    else if (getenv("HOST_CASE")) {             /* one function, no arguments: the negative controls */
         TVMFFIAny r;
         fflush(stdout);
         if (call(getenv("HOST_CASE"), get(getenv("HOST_CASE")), NULL, 0, &r) == 0)
