@@ -320,7 +320,7 @@ int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt);
  * and saves the kernel's work of zeroing and mapping them; at its end, successful or not,
  * every reservation it did not take is unmapped. At most 4 reservations and 64 MiB of
  * address space are kept (a bigger reservation is unmapped at once, the oldest kept ones
- * make room), only between an unload and the next load, and objrt_free() unmaps them and
+ * make space), only between an unload and the next load, and objrt_free() unmaps them and
  * keeps nothing of what it unloads itself. After fork() each process reuses its own copy. */
 typedef struct objrt_memory {
     size_t arena_blocks;          /* memory files of the arena */

@@ -146,7 +146,7 @@ static inline void objrt_howto_range(const objrt_howto *h, __int128 *min, __int1
 
 /* The one overflow rule: does `v` (read as signed or as unsigned) lie in the howto's range,
  * a multiple of its alignment? The same answer as comparing with objrt_howto_range, in two
- * 64-bit tests (every relocation asks; tests/unit/t_fits.c compares the two on every type). */
+ * 64-bit tests (every relocation asks; tests/value-fits/t_fits.c compares the two on every type). */
 static inline int objrt_value_fits(const objrt_howto *h, uint64_t v)
 {
     return !(v & h->fit_mask) && v + h->fit_bias <= h->fit_span;

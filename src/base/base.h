@@ -30,7 +30,7 @@ typedef struct objrt_errbuf objrt_errbuf;
 void objrt_errors_release(objrt_ctx *ctx);      /* objrt_free: every thread's buffer */
 
 /* ---- arrays (grow.c) ---- */
-/* `arr` (capacity *cap elements of `elem` bytes) with room for `need` elements: doubled
+/* `arr` (capacity *cap elements of `elem` bytes) with space for `need` elements: doubled
  * from `first` as needed. NULL with "out of memory" recorded on ctx; arr and *cap are then
  * unchanged. Use: v = objrt_grow(...); if (!v) return -1; x->arr = v; */
 void *objrt_grow(objrt_ctx *ctx, void *arr, size_t *cap, size_t need, size_t elem, size_t first);

@@ -30,7 +30,7 @@ const char *objrt_escape_n(const char *s, size_t n, char *buf, size_t len)
     if (!s)
         s = "(null)", n = 6;
     const unsigned char *p = (const unsigned char *)s;
-    size_t o = 0, mark = 0;                 /* mark: the last character end with room for "..." */
+    size_t o = 0, mark = 0;                 /* mark: the last character end with space for "..." */
     for (size_t i = 0; i < n;) {
         size_t k = p[i] >= 0x20 && p[i] < 0x7f ? 1 : p[i] >= 0x80 ? utf8_len(p + i, n - i) : 0;
         if (o + (k ? k : 4) > len - 1) {    /* the rest does not fit: "..." for it */

@@ -185,7 +185,7 @@ typedef struct objrt_link {
     const objrt_arch *arch;
     objrt_blob *blobs;
     size_t nblobs, capblobs;
-    uint8_t *copy_at, *copy_end;    /* input.c: room left for copies of misaligned inputs */
+    uint8_t *copy_at, *copy_end;    /* input.c: space left for copies of misaligned inputs */
     objrt_obj **objs;           /* every parsed object; pulled ones form the unit */
     size_t nobjs, capobjs;
     objrt_gsym *gsyms;

@@ -305,7 +305,7 @@ int objrt_input_add_file(objrt_link *l, const char *path)
 /* ---- many files at once ---- */
 
 /* Files opened together, to share one mapping: at most BATCH_FILES, and at most a quarter
- * of the descriptor limit, so the host's other threads keep room to open files while a load
+ * of the descriptor limit, so the host's other threads keep descriptors to open files while a load
  * holds the batch open (a file of the batch that cannot be opened ends the batch; it is
  * retried as the first of the next one, or alone). */
 #define BATCH_FILES 256

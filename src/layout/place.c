@@ -163,7 +163,7 @@ void objrt_spare_keep(objrt_ctx *ctx, uint8_t *base, size_t size)
         return;
     }
     madvise(base, size, MADV_FREE);     /* best effort: a hint (Linux 4.5) */
-    /* room by count and by bytes: the oldest go first */
+    /* space by count and by bytes: the oldest go first */
     int n = 0;
     size_t bytes = 0;
     for (; n < OBJRT_SPARES && ctx->spares[n].size; n++)

@@ -292,7 +292,7 @@ static bool libstdcxx_defines(const char *name)
     return library_defines(libstdcxx, "libstdc++.so", name);
 }
 
-#define HINT_NAME 256     /* a hint shows at most this much of a name: room for the others */
+#define HINT_NAME 256     /* a hint shows at most this much of a name: space for the others */
 
 /* One "hint:" line for each kind of fix the listed names need, at most once each. */
 static size_t undefined_hints(char *out, size_t size, const char **names, size_t n)
@@ -335,7 +335,7 @@ static size_t undefined_hints(char *out, size_t size, const char **names, size_t
 /* Every strong reference nothing defines, in one error as ld reports them: one line each
  * ("file: undefined symbol 'name'", the first file that references it; a C++ name
  * demangled, with the mangled one after it for grep), at most UNDEF_LISTED, then how many
- * more, then the hints (room kept for them: the list is what gets cut). */
+ * more, then the hints (space kept for them: the list is what gets cut). */
 static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
 {
     char msg[4096], hints[1536];
@@ -344,22 +344,22 @@ static int undefined_error(objrt_link *l, const uint32_t *g, size_t n)
     for (size_t i = 0; i < listed; i++)
         names[i] = l->gsyms[g[i]].name;
     size_t nh = undefined_hints(hints, sizeof hints, names, listed);
-    size_t room = sizeof msg - nh - 64, at = 0, shown = 0;     /* 64: the "and N more" line */
+    size_t space = sizeof msg - nh - 64, at = 0, shown = 0;     /* 64: the "and N more" line */
     for (size_t i = 0; i < listed; i++, shown++) {
         bool dropped;
         char efile[OBJRT_ESC_MAX], ename[OBJRT_ESC_MAX];
         const char *file = first_referrer(l, g[i], &dropped);
         char *d = objrt_demangle(names[i]);
         char edem[OBJRT_ESC_MAX];
-        int w = snprintf(msg + at, room - at, "%s%s: undefined symbol '%s'%s%s%s%s", i ? "\n" : "",
+        int w = snprintf(msg + at, space - at, "%s%s: undefined symbol '%s'%s%s%s%s", i ? "\n" : "",
                          objrt_escape(file, efile, sizeof efile),
                          d ? objrt_escape(d, edem, sizeof edem) : objrt_escape(names[i], ename, sizeof ename),
                          d ? " (" : "", d ? objrt_escape(names[i], ename, sizeof ename) : "",
                          d ? ")" : "", dropped ? " (defined there only in a duplicate COMDAT "
                          "group, which was dropped)" : "");
         free(d);
-        if (w < 0 || (size_t)w >= room - at) {    /* cut at the room: the rest are counted */
-            at = room - 1;
+        if (w < 0 || (size_t)w >= space - at) {    /* cut at the space left: the rest are counted */
+            at = space - 1;
             shown++;
             break;
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 26-walk-paths: the two paths of the walks over relocations (src/sites/sites.h: a fast
 # path for the common relocation, the full path for everything else) write the same image.
-# tests/unit/t_walkpaths.c loads a set of objects, copies the unit's groups, unloads it and
+# tests/walk-paths/t_walkpaths.c loads a set of objects, copies the unit's groups, unloads it and
 # loads the same set with OBJRT_FULL_WALK=1 into the reservation the first left (place.c's
 # reuse: every address the same), then compares byte for byte; a byte planted in the copy
 # is the control. Sets: Debian's libsqlite3.a members (GOT slots, stubs to host functions,
@@ -26,7 +26,7 @@ unset OBJRT_REUSE OBJRT_PACK OBJRT_FULL_WALK
 
 # -fPIC: no copy relocations in the test program, so libc's stdin and stderr both stay in
 # libc, where Lua's PC32 references can reach them from one placement.
-build_prog walk-build "$B/tests/unit/t_walkpaths" "$ROOT/tests/unit/t_walkpaths.c" -- -fPIC ||
+build_prog walk-build "$B/tests/walk-paths/t_walkpaths" "$ROOT/tests/walk-paths/t_walkpaths.c" -- -fPIC ||
     exit 0
 
 # set NAME ARCHIVE: the archive's members, extracted into $FX/NAME.
@@ -54,7 +54,7 @@ done
 compgen -G "$FX/large/*.o" >/dev/null && sets+=(large)
 for s in "${sets[@]}"; do
     # shellcheck disable=SC2086
-    run_cases "t_walkpaths-$s" 300 $RUN "$B/tests/unit/t_walkpaths" "$s" "$FX/$s"/*.o
+    run_cases "t_walkpaths-$s" 300 $RUN "$B/tests/walk-paths/t_walkpaths" "$s" "$FX/$s"/*.o
     if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$TMP/t_walkpaths-$s.err"; then
         fail "t_walkpaths-$s-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$TMP/t_walkpaths-$s.err" | tr '\n' ' ')"
     fi

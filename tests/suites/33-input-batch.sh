@@ -15,7 +15,7 @@
 #     continues from where it stopped). Control: without the last object the run fails
 #     naming its symbol, so a file dropped between batches would show.
 #   * A batch's descriptors are closed, runs of consecutive numbers with one close_range
-#     each (x86_64, plain and asan: tests/unit/t_batch_fds.c): after loading the 70 objects
+#     each (x86_64, plain and asan: tests/input-batch/t_batch_fds.c): after loading the 70 objects
 #     as many descriptors are open as before, also when holes below make the batch's
 #     numbers non-consecutive (control: a descriptor left open is seen).
 #   * An archive read from a file has its misaligned members moved down in place (over
@@ -266,9 +266,9 @@ else hfail "batch: a missing object fails the link: status $rc, output '$(onelin
 # ---- every descriptor of a batch closed ----------------------------------------------------
 if [ "$TARGET" = x86_64 ]; then
     case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-    if build_prog batch-fds-build "$B/tests/unit/t_batch_fds" "$ROOT/tests/unit/t_batch_fds.c" -- -O1; then
+    if build_prog batch-fds-build "$B/tests/input-batch/t_batch_fds" "$ROOT/tests/input-batch/t_batch_fds.c" -- -O1; then
         # shellcheck disable=SC2086
-        run_cases t_batch_fds 60 $RUN "$B/tests/unit/t_batch_fds" "${objs[@]}"
+        run_cases t_batch_fds 60 $RUN "$B/tests/input-batch/t_batch_fds" "${objs[@]}"
         if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$TMP/t_batch_fds.err"; then
             fail "t_batch_fds-process: sanitizer report: $(grep -m 2 -E 'runtime error:|ERROR: ' "$TMP/t_batch_fds.err" | tr '\n' ' ')"
         fi
