@@ -108,13 +108,13 @@ static void where_escaped(uintptr_t pc, bool return_address, char *buf, size_t l
  * the signal it is reporting (as the report's own caller would have). */
 #define SOURCE_LINES_SECONDS 5
 
-static volatile sig_atomic_t reported_sig;
+static volatile sig_atomic_t reported_sig, reported_fd = STDERR_FILENO;
 
 static void source_lines_hung(int unused)
 {
     (void)unused;
     int sig = reported_sig;
-    put(STDERR_FILENO, "objrt: (source lines: libdw did not answer; ended)\n");
+    put(reported_fd, "objrt: (source lines: libdw did not answer; ended)\n");
     signal(sig, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
@@ -134,7 +134,9 @@ static void source_lines_run(int fd, int sig, void *const *frames, int n)
     sa.sa_handler = source_lines_hung;
     sigemptyset(&sa.sa_mask);
     reported_sig = sig;
+    reported_fd = fd;
     bool armed = false, header = false;
+    unsigned host_alarm = 0;            /* a host's own alarm, given back afterwards */
     for (int i = 0; i < n; i++) {
         uintptr_t look = (uintptr_t)frames[i] - (i ? 1 : 0);    /* as where() does */
         const objrt_unitinfo *ui = objrt_unitinfo_find_unlocked(NULL, look);
@@ -146,7 +148,7 @@ static void source_lines_run(int fd, int sig, void *const *frames, int n)
             continue;
         if (!armed) {
             armed = sigaction(SIGALRM, &sa, &old) == 0;
-            alarm(SOURCE_LINES_SECONDS);
+            host_alarm = alarm(SOURCE_LINES_SECONDS);
         }
         if (!objrt_srcline(ui, ai.object, look, src, sizeof src))
             continue;
@@ -163,6 +165,7 @@ static void source_lines_run(int fd, int sig, void *const *frames, int n)
     if (armed) {
         alarm(0);
         sigaction(SIGALRM, &old, NULL);
+        alarm(host_alarm);
     }
 }
 
