@@ -11,7 +11,7 @@ FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
 
 tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host \
                $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host \
-               $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o \
+               $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o $(FFI_DIR)/bad_reg_ro.o \
                $(FFI_DIR)/old_add.o
 
 $(FFI_DIR)/k%_dso.o: tests/tvm_ffi/kernel.c $(FFI_HDRS)
@@ -46,6 +46,10 @@ $(FFI_DIR)/bad_ro_ctx.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
 $(FFI_DIR)/bad_ro_slot.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(FFI_KFLAGS) -DRO_SLOT -c $< -o $@
+
+$(FFI_DIR)/bad_reg_ro.o: tests/tvm_ffi/bad_slot.c $(FFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_KFLAGS) -DREG_RO -c $< -o $@
 
 # hand-written C exports (tvm-ffi-orcjit's tests): the same two ways
 $(FFI_DIR)/pure.o: tests/tvm_ffi/pure.c $(FFI_HDRS)

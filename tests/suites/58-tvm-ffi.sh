@@ -32,7 +32,8 @@ for v in $vers; do
     [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
 done
 expect ffi-call-list-old-abi-unchanged
-expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control
+expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control \
+    ffi-registered-read-only-context-refused
 expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
 [ "$TARGET:$SAN" = x86_64: ] && expect ffi-py-pure-results ffi-py-pure-error-kind ffi-py-str-argument \
     ffi-py-old-and-ffi-units-together ffi-old-abi-function-as-ffi-handle
@@ -153,6 +154,10 @@ for b in ro_ctx:__tvm_ffi__library_ctx:context ro_slot:__TVMFFIFunctionCall:slot
         pass "ffi-read-only-$what-refused"
     else fail "ffi-read-only-$what-refused: exit $rc: $out"; fi
 done
+out=$(timeout 60 $OBJRT call "$F/bad_reg_ro.o" -f f 2>&1); rc=$?
+if [ $rc -eq 125 ] && grep -q "'__tvm_ffi__library_ctx' registered at 0x[0-9a-f]* must be an aligned, writable pointer inside the unit's own sections" <<<"$out"; then
+    pass ffi-registered-read-only-context-refused
+else fail "ffi-registered-read-only-context-refused: exit $rc: $out"; fi
 if out=$(timeout 60 $OBJRT call "$F/bad_ok.o" -f f 2>&1); then pass ffi-writable-slots-control
 else fail "ffi-writable-slots-control: $out"; fi
 
