@@ -1,7 +1,8 @@
 # Python package (python/objrt: ctypes over libobjrt.so, objrt.llvm, objrt.numba).
 #   make install-python [PREFIX=... DESTDIR=...]  the package for the system python3 (part of
 #                                                  `make install`)
-#   make check-numba     all of tests/python/numba-modules.txt (slow) under objrt vs MCJIT
+#   make check-numba     all of tests/python/numba-modules.txt (slow) under objrt vs MCJIT, with
+#                        the host's numba 0.56 and Debian 13's 0.61 (scripts/numba-root.sh)
 #   make bench-python    numba compile time, memory returned, code speed: objrt vs MCJIT
 # `make check` runs tests/suites/70-python.sh (API, engine, the quick numba modules).
 PYTHON ?= /usr/bin/python3

@@ -16,6 +16,7 @@ pkgs=(gcc clang make binutils python3 libc6-dev
       libssl-dev                                              # bench/link: OpenSSL's libcrypto.a set (908 objects)
       libjpeg62-turbo-dev libuv1-dev                          # static libraries with TLS (libjpeg.a), pthread_atfork (libuv_a.a)
       llvm-14-dev libomp-dev hyperfine valgrind               # benchmark anchors (RuntimeDyld, OpenMP), instruction counts
+      debootstrap                                             # scripts/numba-root.sh: Debian 13's numba 0.61 in a chroot
       gdb gdb-multiarch man-db)                               # tests: gdb through the JIT interface (x86_64, aarch64 under qemu); man pages render
 arm64_pkgs=(libjansson-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64
             libssl-dev:arm64                                  # arm64 libcrypto.a: outline atomics from libgcc.a

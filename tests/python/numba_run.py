@@ -12,9 +12,9 @@ mcjit = {"n": 0}
 _create = ll.create_mcjit_compiler
 
 
-def counting_create(module, tm):
+def counting_create(module, tm, *args, **kwargs):
     mcjit["n"] += 1
-    return _create(module, tm)
+    return _create(module, tm, *args, **kwargs)     # llvmlite 0.42+: use_lmm
 
 
 ll.create_mcjit_compiler = counting_create

@@ -1,9 +1,11 @@
 # Python: the objrt package (ctypes over libobjrt.so), objrt.llvm's engine, numba on objrt.
-# x86_64 without sanitizers only (Python for arm64 is not installed; the ASan/TSan runtimes
-# would have to be preloaded into python3). numba's own test modules run under MCJIT and
-# under `python3 -m objrt.numba`: every test must have the same outcome. The quick modules
-# run here; NUMBA_MODULES=all (make check-numba) runs every module of
-# tests/python/numba-modules.txt (NUMBA_MODULES="test_a test_b" runs those).
+# x86_64 without sanitizers only (the ASan/TSan runtimes would have to be preloaded into
+# python3). numba's own test modules run under MCJIT and under `python3 -m objrt.numba`:
+# every test must have the same outcome. Twice: with the host's numba (Debian 12, 0.56) and
+# with Debian 13's numba 0.61 in the root scripts/numba-root.sh builds (chroot; cached in
+# /var/cache/objrt, built once in about 1.5 minutes). The quick modules run here;
+# NUMBA_MODULES=all (make check-numba) runs every module of tests/python/numba-modules.txt
+# (NUMBA_MODULES="test_a test_b" runs those, for both numba releases).
 # suite-timeout: 14400
 . tests/lib.sh
 [ "$TARGET" = x86_64 ] && [ -z "$SAN" ] || exit 0
@@ -16,13 +18,16 @@ unset OBJRT_LIBRARY
 # (tests/lib.sh) fails every declared case a crashed or hung process did not report.
 py_cases() { run_cases "$1" 900 env -C "$TMP" "$PY" "$ROOT/tests/python/$1.py" "$TMP"; }
 
+list=$ROOT/tests/python/numba-modules.txt
 case ${NUMBA_MODULES:-quick} in
-    all) mods=$(grep -v '^#' "$ROOT/tests/python/numba-modules.txt" | awk '{print $1}') ;;
-    quick) mods=$(grep -v '^#' "$ROOT/tests/python/numba-modules.txt" | awk '$2 == "quick" {print $1}') ;;
-    *) mods=$NUMBA_MODULES ;;                   # e.g. NUMBA_MODULES="test_nrt test_lists"
+    all) mods=$(grep -v '^#' "$list" | awk '{print $1}'); mods61=$mods ;;
+    quick) mods=$(grep -v '^#' "$list" | awk '$2 == "quick" {print $1}')
+           mods61=$(grep -v '^#' "$list" | awk '$3 == "quick" {print $1}') ;;
+    *) mods=$NUMBA_MODULES; mods61=$mods ;;     # e.g. NUMBA_MODULES="test_nrt test_lists"
 esac
 expect py-import-checkout py-import-override-missing py-import-override pip-install make-install-python
 for m in $mods; do expect "numba-$m"; done
+for m in $mods61; do expect "numba-0.61-$m"; done
 expect_harness numba-compare-flipped-control numba-compare-swapped-control
 
 # ---- finding the library ------------------------------------------------------------------
@@ -54,17 +59,26 @@ if [ -n "$site" ] && grep -q 'LIBRARY = "/opt/objrt/lib/libobjrt.so"' "$site/obj
 else fail "make-install-python: $(tail -n 2 "$TMP/inst.log" | tr '\n' ' ')"; fi
 
 # ---- numba's own tests: objrt vs MCJIT --------------------------------------------------------
-for m in $mods; do
-    mod=numba.tests.$m
-    (cd "$TMP" && timeout 1800 "$PY" "$ROOT/tests/python/numba_run.py" "$mod" "$TMP/$m.mcjit.json") >"$TMP/$m.mcjit.log" 2>&1
-    (cd "$TMP" && timeout 1800 "$PY" -m objrt.numba --stats "$ROOT/tests/python/numba_run.py" "$mod" "$TMP/$m.objrt.json") >"$TMP/$m.objrt.log" 2>&1
-    rc=$?
-    if [ ! -s "$TMP/$m.mcjit.json" ] || [ ! -s "$TMP/$m.objrt.json" ]; then
-        fail "numba-$m: a run did not finish (objrt exit $rc): $(tail -n 2 "$TMP/$m.objrt.log" | tr '\n' ' ')"
-        continue
-    fi
-    "$PY" "$ROOT/tests/python/numba_compare.py" "numba-$m" "$TMP/$m.mcjit.json" "$TMP/$m.objrt.json" "$TMP/$m.objrt.log"
-done
+# numba_modules TAG SRC W WO MODULE...: each module under MCJIT and under objrt, outcomes
+# compared. nrun runs python3 (its arguments) in W, where SRC is the checkout's python/ and
+# tests/python/ as nrun sees them; WO is W as seen from here.
+numba_modules() {
+    local tag=$1 src=$2 w=$3 wo=$4 m mod rc; shift 4
+    for m in "$@"; do
+        mod=numba.tests.$m
+        nrun "$src/tests/python/numba_run.py" "$mod" "$w/$m.mcjit.json" >"$wo/$m.mcjit.log" 2>&1
+        nrun -m objrt.numba --stats "$src/tests/python/numba_run.py" "$mod" "$w/$m.objrt.json" >"$wo/$m.objrt.log" 2>&1
+        rc=$?
+        if [ ! -s "$wo/$m.mcjit.json" ] || [ ! -s "$wo/$m.objrt.json" ]; then
+            fail "$tag$m: a run did not finish (objrt exit $rc): $(tail -n 2 "$wo/$m.objrt.log" | tr '\n' ' ')"
+            continue
+        fi
+        "$PY" "$ROOT/tests/python/numba_compare.py" "$tag$m" "$wo/$m.mcjit.json" "$wo/$m.objrt.json" "$wo/$m.objrt.log"
+    done
+}
+nrun() { (cd "$TMP" && timeout 1800 "$PY" "$@"); }
+# shellcheck disable=SC2086
+numba_modules numba- "$ROOT" "$TMP" "$TMP" $mods
 # Negative control of the comparison: one outcome flipped, and the runs swapped, must fail.
 m=$(printf '%s\n' $mods | head -n 1)
 if [ -s "$TMP/$m.mcjit.json" ]; then
@@ -83,3 +97,29 @@ PYEOF
         hpass "numba-compare-swapped-control";;
         *) hfail "numba-compare-swapped-control: got '$out'";; esac
 fi
+
+# ---- numba 0.61 (Debian 13) in its own root: the same comparison, objrt.numba's own cases ----
+# libobjrt.so built here runs there (Debian 13's glibc is newer). The checkout's python/,
+# tests/python/ and the library are copied into the root under $TMP (no bind mounts: nothing
+# to leave behind when the suite is killed); the root's python3 runs them through chroot.
+expect py-0.61-root
+if ! R=$(bash "$ROOT/scripts/numba-root.sh" trixie 2>"$TMP/root.err"); then
+    fail "py-0.61-root: scripts/numba-root.sh trixie failed: $(tail -n 3 "$TMP/root.err" | tr '\n' ' ')"
+    exit 0
+fi
+W=$TMP
+mkdir -p "$R$W/src/tests" "$R$W/src/lib"
+cp -r "$ROOT/python" "$R$W/src/" && cp -r "$ROOT/tests/python" "$R$W/src/tests/" &&
+    cp -P "$ROOT/$BUILD"/libobjrt.so* "$R$W/src/lib/"
+v=$(chroot "$R" python3 -c 'import numba, llvmlite; print(numba.__version__, llvmlite.__version__)' 2>&1)
+case $v in 0.61.*" "0.44.*) pass "py-0.61-root (numba llvmlite: $v)" ;;
+    *) fail "py-0.61-root: expected numba 0.61 / llvmlite 0.44 in $R, got '$v'" ;; esac
+nrun() {
+    timeout 1800 chroot "$R" env -C "$W" PYTHONPATH="$W/src/python:$W/src/tests/python" \
+        OBJRT_LIBRARY="$W/src/lib/libobjrt.so" python3 "$@"
+}
+run_cases numba61_cases 900 chroot "$R" env -C "$W" PYTHONPATH="$W/src/python:$W/src/tests/python" \
+    OBJRT_LIBRARY="$W/src/lib/libobjrt.so" T_CASE_PREFIX=0.61- python3 "$W/src/tests/python/numba_cases.py" "$W"
+# shellcheck disable=SC2086
+numba_modules numba-0.61- "$W/src" "$W" "$R$W" $mods61
+rm -rf "${R:?}$W"

@@ -7,8 +7,10 @@
 
 or run a program unchanged: ``python3 -m objrt.numba [--stats] (-m MODULE | SCRIPT) [ARG...]``.
 
-enable() replaces MCJIT where numba creates it (numba.core.codegen.CPUCodegen._init, for the
-JIT codegen only; AOT compilation is untouched). When numba frees a code library (its
+enable() replaces MCJIT where numba creates it: while numba's JITCPUCodegen._init runs,
+llvmlite's create_mcjit_compiler and numba's JitEngine are objrt's (the JIT codegen only;
+AOT compilation is untouched). numba 0.56 to 0.61 with llvmlite 0.39 to 0.44; another
+release is refused (UnsupportedNumba). When numba frees a code library (its
 dispatcher and overloads are gone), the library's unit is unloaded unless another unit is
 bound to it (then it goes when that one does). OBJRT_NUMBA_UNLOAD=0 keeps every unit, as
 MCJIT does. At interpreter exit nothing is unloaded any more: objects still alive may call
@@ -17,11 +19,12 @@ their code from destructors.
 import atexit
 import functools
 import os
+import threading
 import weakref
 
 from .. import llvm as _objrt_llvm
 
-__all__ = ["enable", "enabled", "stats_line"]
+__all__ = ["enable", "enabled", "stats_line", "UnsupportedNumba"]
 
 _state = {"enabled": False, "exiting": False}
 
@@ -53,37 +56,89 @@ def _make_engine_class(codegen):
     return ObjrtJitEngine
 
 
+# The numba and llvmlite releases objrt.numba was tested with (Debian 12: 0.56 / 0.39,
+# Debian 13: 0.61 / 0.44). Another version is refused: its codegen may create engines where
+# these hooks do not see them.
+NUMBA_VERSIONS = ((0, 56), (0, 61))
+LLVMLITE_VERSIONS = ((0, 39), (0, 44))
+
+
+class UnsupportedNumba(RuntimeError):
+    """enable() was called with a numba or llvmlite release objrt.numba does not know."""
+
+
+def _release(version):
+    try:
+        return tuple(int(x) for x in version.split(".")[:2])
+    except ValueError:
+        return None
+
+
+def _check_versions(numba_version, llvmlite_version, codegen):
+    """Raise UnsupportedNumba naming what does not fit; None when all is as expected."""
+    for what, ver, (lo, hi) in (("numba", numba_version, NUMBA_VERSIONS),
+                                ("llvmlite", llvmlite_version, LLVMLITE_VERSIONS)):
+        rel = _release(ver)
+        if rel is None or not lo <= rel <= hi:
+            raise UnsupportedNumba(
+                "objrt.numba supports %s %d.%d to %d.%d; this is %s %s (numba keeps using "
+                "MCJIT: run without objrt.numba)" % (what, lo[0], lo[1], hi[0], hi[1], what, ver))
+    missing = [n for n, ok in (
+        ("numba.core.codegen.ll", hasattr(codegen, "ll")),
+        ("numba.core.codegen.JitEngine", hasattr(codegen, "JitEngine")),
+        ("JITCPUCodegen._init", hasattr(codegen.JITCPUCodegen, "_init")),
+        ("JITCPUCodegen._add_module", hasattr(codegen.JITCPUCodegen, "_add_module")),
+        ("JITCodeLibrary.get_pointer_to_function",
+         hasattr(codegen.JITCodeLibrary, "get_pointer_to_function"))) if not ok]
+    if missing:
+        raise UnsupportedNumba("objrt.numba: numba %s lacks %s, where objrt hooks in"
+                               % (numba_version, ", ".join(missing)))
+
+
+class _Binding:
+    """llvmlite.binding as numba's CPUCodegen._init sees it while enable()'s wrapper runs:
+    the same module but for create_mcjit_compiler, which makes an objrt engine."""
+
+    def __init__(self, ll):
+        self._ll = ll
+
+    def __getattr__(self, name):
+        return getattr(self._ll, name)
+
+    @staticmethod
+    def create_mcjit_compiler(module, target_machine, use_lmm=None):
+        # use_lmm (llvmlite 0.42+): MCJIT's memory manager; objrt has its own.
+        return _objrt_llvm.ExecutionEngine(target_machine, module)
+
+
 def enable():
     """Make numba's CPU JIT link through objrt from now on. Idempotent. Code numba compiled
-    before the call stays with MCJIT (enable first: ``python3 -m objrt.numba`` does)."""
+    before the call stays with MCJIT (enable first: ``python3 -m objrt.numba`` does).
+    Raises UnsupportedNumba for a numba or llvmlite release outside NUMBA_VERSIONS and
+    LLVMLITE_VERSIONS."""
     if _state["enabled"]:
         return
-    import llvmlite.binding as ll
-    from numba.core import codegen, config
+    import llvmlite
+    import numba
+    from numba.core import codegen
 
+    _check_versions(numba.__version__, llvmlite.__version__, codegen)
     engine_class = _make_engine_class(codegen)
     unload = os.environ.get("OBJRT_NUMBA_UNLOAD", "1") != "0"
+    orig_init = codegen.JITCPUCodegen._init
+    init_lock = threading.Lock()
 
     def _init(self, llvm_module):
-        # numba 0.56's CPUCodegen._init with objrt's engine in place of MCJIT.
-        assert list(llvm_module.global_variables) == [], "Module isn't empty"
-        target = ll.Target.from_triple(ll.get_process_triple())
-        tm_options = dict(opt=config.OPT)
-        self._tm_features = self._customize_tm_features()
-        self._customize_tm_options(tm_options)
-        tm = target.create_target_machine(**tm_options)
-        engine = _objrt_llvm.ExecutionEngine(tm, llvm_module)
-        if config.ENABLE_PROFILING:
-            engine.enable_jit_events()
-        self._tm = tm
-        self._engine = engine_class(engine)
-        self._target_data = engine.target_data
-        self._data_layout = str(self._target_data)
-        self._mpm_cheap = self._module_pass_manager(loop_vectorize=False,
-                                                    slp_vectorize=False, opt=0, cost="cheap")
-        self._mpm_full = self._module_pass_manager()
-        self._engine.set_object_cache(self._library_class._object_compiled_hook,
-                                      self._library_class._object_getbuffer_hook)
+        # numba's own _init, with its two names for MCJIT (ll.create_mcjit_compiler and
+        # JitEngine, globals of numba.core.codegen) bound to objrt's for the call: whatever
+        # else a numba release sets up there (vectorizer flags, opt levels) stays its own.
+        with init_lock:
+            real_ll, real_engine = codegen.ll, codegen.JitEngine
+            codegen.ll, codegen.JitEngine = _Binding(real_ll), engine_class
+            try:
+                orig_init(self, llvm_module)
+            finally:
+                codegen.ll, codegen.JitEngine = real_ll, real_engine
 
     orig_add_module = codegen.JITCPUCodegen._add_module
     orig_get_pointer = codegen.JITCodeLibrary.get_pointer_to_function

@@ -9,7 +9,7 @@ import os
 import runpy
 import sys
 
-from . import enable, stats_line
+from . import UnsupportedNumba, enable, stats_line
 
 USAGE = "usage: python3 -m objrt.numba [--stats] (-m MODULE | SCRIPT) [ARG...]"
 
@@ -31,7 +31,11 @@ def main(argv):
     if not argv or argv[0] in ("-h", "--help") or (argv[0] == "-m" and len(argv) < 2):
         print(USAGE, file=sys.stderr)
         return 2
-    enable()
+    try:
+        enable()
+    except UnsupportedNumba as e:
+        print(e, file=sys.stderr)
+        return 1
     _children_too()
     if stats:
         atexit.register(lambda: print(stats_line(), file=sys.stderr, flush=True))

@@ -18,8 +18,11 @@ class _Finder(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             real_exec(module)
-            from . import enable            # codegen is in sys.modules now
-            enable()
+            from . import UnsupportedNumba, enable     # codegen is in sys.modules now
+            try:
+                enable()
+            except UnsupportedNumba as e:   # the program runs on MCJIT, saying why
+                print(e, file=sys.stderr)
         spec.loader.exec_module = exec_module
         return spec
 
