@@ -9,7 +9,7 @@ FFI_TFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc
 FFI_KERNELS := $(foreach v,$(FFI_VERS),$(FFI_DIR)/k$(v)_dso.o $(FFI_DIR)/k$(v)_sys.o)
 FFI_NATIVE  := $(FFI_KERNELS:$(FFI_DIR)/k%.o=$(FFI_DIR)/native%)
 
-tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/standin_host \
+tvm-ffi-tests: $(FFI_KERNELS) $(FFI_NATIVE) $(FFI_DIR)/host $(FFI_DIR)/host_so $(FFI_DIR)/standin_host \
                $(FFI_DIR)/pure.o $(FFI_DIR)/pure_native $(FFI_DIR)/pure_host \
                $(FFI_DIR)/bad_ok.o $(FFI_DIR)/bad_ro_ctx.o $(FFI_DIR)/bad_ro_slot.o $(FFI_DIR)/bad_reg_ro.o \
                $(FFI_DIR)/old_add.o
@@ -62,6 +62,12 @@ $(FFI_DIR)/pure_native: tests/tvm_ffi/pure_host.c tests/tvm_ffi/ref_ffi.c $(FFI_
 $(FFI_DIR)/pure_host: tests/tvm_ffi/pure_host.c $(BUILD)/libobjrt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< $(BUILD)/libobjrt.a $(LDFLAGS) -ldl -lpthread -ljansson -o $@
+
+# the same host linked with -lobjrt (the shared library): the TVM-FFI names are exported
+$(FFI_DIR)/host_so: tests/tvm_ffi/host.c $(BUILD)/libobjrt.so
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_TFLAGS) $(SANFLAGS) $< -L$(BUILD) -lobjrt -Wl,-rpath,$(abspath $(BUILD)) \
+	    $(LDFLAGS) -ldl -lpthread -o $@
 
 # one TVM-FFI per process: the reference as "another TVM-FFI" the host links with
 $(FFI_DIR)/libstandin.so: tests/tvm_ffi/ref_ffi.c $(FFI_HDRS)

@@ -31,7 +31,7 @@ for v in $vers; do
     for mode in dso sys; do expect "ffi-$v-$mode-call-f-add" "ffi-$v-$mode-call-entry" "ffi-$v-$mode-call-error-exit-1"; done
     [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
 done
-expect ffi-call-list-old-abi-unchanged
+expect ffi-call-list-old-abi-unchanged ffi-host-linked-with-shared-libobjrt
 expect ffi-read-only-context-refused ffi-read-only-slot-refused ffi-writable-slots-control \
     ffi-registered-read-only-context-refused
 expect ffi-one-per-process-binds-to-standin ffi-pure-c-host ffi-pure-dtor-at-unload
@@ -141,6 +141,12 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
         done
     done
 fi
+
+# a host linked with -lobjrt (shared) instead of a TVM-FFI library: same results
+TVM_NUM_THREADS=1 timeout 60 $RUN "$F/host_so" 26 - "$F/k26_dso.o" >"$TMP/oso" 2>&1
+if ! nm -D --defined-only "$BUILD/libobjrt.so" | grep -Eq ' T TVMFFIFunctionCall(@@OBJRT_0)?$'; then
+    fail "ffi-host-linked-with-shared-libobjrt: libobjrt.so does not export TVMFFIFunctionCall"
+else same ffi-host-linked-with-shared-libobjrt "$TMP/n26dso1" "$TMP/oso"; fi
 
 out=$(timeout 60 $OBJRT call "$F/old_add.o" --list 2>&1)
 if grep -Eq '^add_packed +packed' <<<"$out" && ! grep -q 'TVM-FFI' <<<"$out"; then pass ffi-call-list-old-abi-unchanged
