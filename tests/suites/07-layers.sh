@@ -5,8 +5,8 @@
 # harness sources are compiled here), and fails on any include/call circle or more than one
 # arrow up the layers. Also: no folder of the loader (or the CLI) holds more than 15 C
 # files, no header more than 300 lines, no two suites share a number. Controls: a copy of
-# the tree with one backward include planted, and one with a backward call (an object of
-# base/ calling the pipeline), are each refused.
+# the tree with one backward include planted, one with a backward call (an object of
+# base/ calling the pipeline), and one where arch/ includes base/, are each refused.
 # x86_64 without a sanitizer (the layers are the sources'; one configuration checks them).
 set -u
 . "$ROOT/tests/lib.sh"
@@ -14,7 +14,8 @@ set -u
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 expect layers-no-circle-at-most-one-up folders-at-most-15-c-files headers-at-most-300-lines \
     suite-numbers-unique
-expect_harness layers-control-backward-include layers-control-backward-call
+expect_harness layers-control-backward-include layers-control-backward-call \
+    layers-control-arch-stands-alone
 
 # The benchmark harnesses' objects (-O0: the same symbols, sooner).
 X=$TMP/bench-obj/bench/link
@@ -53,6 +54,12 @@ if [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'up: src/base -> src/loader (
 else hfail "layers-control-backward-include: exit $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
 
 cp "$ROOT/src/base/grow.c" "$T/src/base/grow.c"
+printf '#include "base/base.h"\n' >> "$T/src/arch/arch.c"     # downward, but arch/ stands alone
+out=$(python3 "$ROOT/scripts/layers.py" --root "$T" --obj "$B/obj" 2>&1); rc=$?
+if [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'src/arch includes or calls nothing of the tree but itself, yet: src/arch/arch.c includes src/base/base.h'; then
+    hpass layers-control-arch-stands-alone
+else hfail "layers-control-arch-stands-alone: exit $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
+cp "$ROOT/src/arch/arch.c" "$T/src/arch/arch.c"
 cat > "$T/src/base/zz_control.c" <<'C'
 struct objrt_unit;
 void objrt_pipeline_unload(struct objrt_unit *u);
