@@ -94,7 +94,7 @@ $(BUILD)/libobjrt.so: $(BUILD)/libobjrt.so.$(VERSION)
 
 # -rdynamic: loaded code may call back into the CLI's own exported helpers.
 $(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS) -lz
 
 # LIBDIR: where the libraries and objrt.pc go, e.g. LIBDIR=$(PREFIX)/lib/x86_64-linux-gnu
 # for a Debian multiarch layout. Every public function gets a man page: objrt.3 for

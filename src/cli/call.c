@@ -19,7 +19,7 @@
 #include "unpack.h"
 
 /* Inputs from .npy files, then outputs, zero-filled: tensors[nins + nouts]. */
-static DLTensor **make_tensors(const call_args *a)
+static DLTensor **make_tensors(call_args *a)
 {
     DLTensor **t = calloc((size_t)(a->nins + a->nouts) + 1, sizeof *t);
     char err[512];
@@ -28,7 +28,10 @@ static DLTensor **make_tensors(const call_args *a)
         return NULL;
     }
     for (int i = 0; i < a->nins; i++)
-        if (npy_load(a->ins[i], &t[i], err, sizeof err) != 0) {
+        if (a->pre && a->pre[i]) {
+            t[i] = a->pre[i];              /* an .npz member, loaded by call_expand_npz */
+            a->pre[i] = NULL;
+        } else if (npy_load(a->ins[i], &t[i], err, sizeof err) != 0) {
             fprintf(stderr, "objrt: %s %s: %s\n", a->inout[i] ? "--inout" : "--in", a->ins[i], err);
             return t;
         }
@@ -171,9 +174,33 @@ static int save_one(const char *opt, const char *spec, const char *path, const D
 }
 
 /* Every --out to DIR/NAME.npy, every --inout back to DIR/FILE.npy. */
+/* -o OUT.npz: the --out tensors (and --inout ones) as members of one archive. */
+static int save_outputs_npz(const call_args *a, DLTensor **t)
+{
+    const char **names = calloc((size_t)(a->nins + a->nouts) + 1, sizeof *names);
+    const DLTensor **ts = calloc((size_t)(a->nins + a->nouts) + 1, sizeof *ts);
+    char (*stems)[256] = calloc((size_t)a->nins + 1, sizeof *stems);
+    int n = 0, rc = -1;
+    if (names && ts && stems) {
+        for (int i = 0; i < a->nins + a->nouts; i++) {
+            if (i < a->nins && (!a->inout[i] || !npy_stem(a->ins[i], stems[i], sizeof stems[i])))
+                continue;
+            names[n] = i < a->nins ? stems[i] : a->outs[i - a->nins].name;
+            ts[n++] = t[i];
+        }
+        rc = call_save_npz(a->outnpz, names, ts, n);
+    }
+    free(names);
+    free(ts);
+    free(stems);
+    return rc;
+}
+
 static int save_outputs(const call_args *a, DLTensor **t)
 {
     char path[4096], stem[1024];
+    if (a->outnpz)
+        return save_outputs_npz(a, t);
     for (int i = 0; i < a->nins + a->nouts; i++) {
         int is_out = i >= a->nins;
         if (!is_out && !a->inout[i])
@@ -259,6 +286,8 @@ int cmd_call(int argc, char **argv)
             rc = run_graph(&a, u);
         goto out;
     }
+    if (call_expand_npz(&a) != 0)
+        goto out;
     ntensors = a.nins + a.nouts;
     t = make_tensors(&a);
     for (int i = 0; t && i < ntensors; i++)

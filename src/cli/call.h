@@ -19,6 +19,11 @@ typedef struct out_spec {
 typedef struct call_args {
     const char **libs, **files, **ins;
     char *inout;                  /* inout[i]: --in i came from --inout (written back) */
+    DLTensor **pre;               /* pre[i]: input i already loaded (an .npz member) */
+    char **labels;                /* "X.npz[NAME]" names of those, owned */
+    int nlabels;
+    char *outdirbuf;              /* owned: outdir when it is OUT.npz's folder */
+    const char *outnpz;           /* -o OUT.npz: every output into it (outdir: its folder) */
     out_spec *outs;
     int nlibs, nfiles, nins, nouts;
     const char *func, *outdir, *graph, *params;
@@ -64,6 +69,13 @@ extern const char call_usage[];
  * error (message printed). Free with free_call_args. */
 int parse_call_args(int argc, char **argv, call_args *a);
 void free_call_args(call_args *a);
+
+/* call_npz.c: .npz inputs and outputs. */
+#define CALL_MAX_NPZ_MEMBERS 1024
+int call_is_npz(const char *path);
+int call_expand_npz(call_args *a);
+int call_save_npz(const char *path, const char *const *names, const DLTensor *const *t, int n);
+int call_graph_npz_input(objrt_graph *g, const char *path);
 
 /* `-e`-less graph mode: GRAPH.json + params + inputs, outputs to DIR. An exit status. */
 int run_graph(const call_args *a, objrt_unit *u);

@@ -40,8 +40,10 @@ static int graph_input(objrt_graph *g, const char *spec)
     char name[256], err[512];
     DLTensor *t = NULL;
     int rc;
+    if (!eq && call_is_npz(spec))
+        return call_graph_npz_input(g, spec);        /* members by name, as tvmc's inputs */
     if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof name)
-        return bad_arg("--in", spec, "with --graph, inputs are NAME=FILE.npy");
+        return bad_arg("--in", spec, "with --graph, inputs are NAME=FILE.npy or FILE.npz");
     memcpy(name, spec, (size_t)(eq - spec));
     name[eq - spec] = '\0';
     if (npy_load(eq + 1, &t, err, sizeof err) != 0)
@@ -49,6 +51,27 @@ static int graph_input(objrt_graph *g, const char *spec)
     rc = objrt_graph_set_input(g, name, t);
     TVMArrayFree(t);
     return rc ? bad_arg("--in", spec, TVMGetLastError()) : 0;
+}
+
+/* -o OUT.npz: output_0 ... output_N-1 as members, as tvmc run writes them. */
+static int save_graph_npz(const call_args *a, objrt_graph *g)
+{
+    int n = objrt_graph_num_outputs(g), rc = -1;
+    char (*names)[32] = calloc((size_t)n + 1, sizeof *names);
+    const char **np = calloc((size_t)n + 1, sizeof *np);
+    const DLTensor **ts = calloc((size_t)n + 1, sizeof *ts);
+    if (names && np && ts) {
+        for (int i = 0; i < n; i++) {
+            snprintf(names[i], sizeof names[i], "output_%d", i);
+            np[i] = names[i];
+            ts[i] = objrt_graph_output(g, i);
+        }
+        rc = call_save_npz(a->outnpz, np, ts, n);
+    }
+    free(names);
+    free(np);
+    free(ts);
+    return rc;
 }
 
 static int graph_run_cb(const void *g) { return objrt_graph_run((objrt_graph *)g); }
@@ -76,6 +99,10 @@ int run_graph(const call_args *a, objrt_unit *u)
     if (a->repeat ? cli_repeat_timed(graph_run_cb, g, a->repeat, "graph", "run") : objrt_graph_run(g)) {
         fprintf(stderr, "objrt: %s\n", TVMGetLastError());
         rc = EXIT_KERNEL;
+        goto out;
+    }
+    if (a->outnpz) {
+        rc = save_graph_npz(a, g) == 0 ? 0 : EXIT_OBJRT;
         goto out;
     }
     for (int i = 0; i < objrt_graph_num_outputs(g); i++) {

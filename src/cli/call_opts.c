@@ -21,6 +21,8 @@ const char call_usage[] =
     "                 signature); without -f, the function the unit's __tvm_main__ names\n"
     "  --in FILE.npy  an input tensor: .npy format 1.0/2.0, C order, little-endian bool,\n"
     "                 int8-64, uint8-64, float16/32/64; data 128-byte aligned\n"
+    "  --in FILE.npz  each member an input, in the archive's order (np.savez, tvmc)\n"
+    "  -o OUT.npz     every output into one .npz (NAME.npy members) instead of a DIR\n"
     "  --inout FILE.npy  an input the kernel updates in place, in the inputs' order, and\n"
     "                 written back after the call as DIR/FILE.npy\n"
     "  --out NAME=DTYPE[SHAPE]   an output tensor, zero-filled: e.g. y=float32[4,8], s=int64[]\n"
@@ -121,7 +123,10 @@ static int on_option(void *state, int opt, char *arg)
     switch (opt) {
     case 1: a->files[a->nfiles++] = arg; return 0;
     case 'f': a->func = arg; return 0;
-    case 'o': a->outdir = arg; return 0;
+    case 'o':
+        a->outdir = arg;
+        a->outnpz = call_is_npz(arg) ? arg : NULL;
+        return 0;
     case 'l': a->libs[a->nlibs++] = arg; return 0;
     case OPT_IN: a->ins[a->nins++] = arg; return 0;
     case OPT_INOUT:
@@ -178,10 +183,11 @@ int parse_call_args(int argc, char **argv, call_args *a)
     a->files = calloc((size_t)argc + 1, sizeof *a->files);
     a->ins = calloc((size_t)argc + 1, sizeof *a->ins);
     a->inout = calloc((size_t)argc + 1, sizeof *a->inout);
+    a->labels = calloc(CALL_MAX_NPZ_MEMBERS, sizeof *a->labels);
     a->outs = calloc((size_t)argc + 1, sizeof *a->outs);
     a->outdir = ".";
     a->abi = ABI_BY_NAME;
-    if (!a->libs || !a->files || !a->ins || !a->inout || !a->outs) {
+    if (!a->libs || !a->files || !a->ins || !a->inout || !a->labels || !a->outs) {
         fprintf(stderr, "objrt: out of memory\n");
         return -1;
     }
@@ -190,6 +196,12 @@ int parse_call_args(int argc, char **argv, call_args *a)
         return rc;
     if (rest < argc)
         return bad_arg("--", argv[rest], "objrt call takes no ARGs after '--'");
+    if (a->outnpz) {              /* -o OUT.npz: its folder is what must exist */
+        const char *slash = strrchr(a->outnpz, '/');
+        if (!(a->outdirbuf = strndup(a->outnpz, slash ? (size_t)(slash - a->outnpz) : 0)))
+            return -1;
+        a->outdir = slash && slash != a->outnpz ? a->outdirbuf : slash ? "/" : ".";
+    }
     return check_combination(a);
 }
 
@@ -199,5 +211,10 @@ void free_call_args(call_args *a)
     free(a->files);
     free(a->ins);
     free(a->inout);
+    free(a->pre);
+    for (int i = 0; a->labels && i < a->nlabels; i++)
+        free(a->labels[i]);
+    free(a->labels);
+    free(a->outdirbuf);
     free(a->outs);
 }

@@ -305,16 +305,15 @@ static int read_prefix(FILE *f, uint32_t *hlen, size_t *data_off, char *err, siz
     return 0;
 }
 
-static int load_file(FILE *f, DLTensor **out, char *err, size_t errlen)
+/* A .npy of `fsize` bytes from f (a file or an .npz member in memory). */
+static int load_stream(FILE *f, uint64_t fsize, DLTensor **out, char *err, size_t errlen)
 {
-    struct stat st;
+    struct { uint64_t st_size; } st = { fsize };
     uint32_t hlen = 0;
     size_t data_off = 0;
     npy_header h;
     char *text;
     int rc;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-        return fail(err, errlen, "not a regular file");
     if (read_prefix(f, &hlen, &data_off, err, errlen) != 0)
         return -1;
     if ((uint64_t)st.st_size < data_off)
@@ -355,7 +354,23 @@ int npy_load(const char *path, DLTensor **out, char *err, size_t errlen)
     *out = NULL;
     if (!f)
         return fail(err, errlen, "%s", strerror(errno));
-    rc = load_file(f, out, err, errlen);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        rc = fail(err, errlen, "not a regular file");
+    else
+        rc = load_stream(f, (uint64_t)st.st_size, out, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int npy_load_memory(const void *data, size_t size, DLTensor **out, char *err, size_t errlen)
+{
+    FILE *f = size ? fmemopen((void *)data, size, "rb") : NULL;
+    int rc;
+    *out = NULL;
+    if (!f)
+        return fail(err, errlen, size ? "%s" : "empty member%s", size ? strerror(errno) : "");
+    rc = load_stream(f, size, out, err, errlen);
     fclose(f);
     return rc;
 }
@@ -378,7 +393,9 @@ static int format_header(const DLTensor *t, const char *descr, char *buf, size_t
     return (int)(total - 10);
 }
 
-int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
+/* To `path`, or with path NULL to a malloc'd buffer *mem of *memsize bytes. */
+static int save_to(const char *path, char **mem, size_t *memsize, const DLTensor *t, char *err,
+                   size_t errlen)
 {
     const char *name = npy_dtype_name(t->dtype);
     char descr[8], text[2048];
@@ -399,7 +416,7 @@ int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
     prefix[7] = 0;
     prefix[8] = (unsigned char)(hlen & 0xff);
     prefix[9] = (unsigned char)(hlen >> 8);
-    if (!(f = fopen(path, "wb")))
+    if (!(f = path ? fopen(path, "wb") : open_memstream(mem, memsize)))
         return fail(err, errlen, "%s", strerror(errno));
     int bad = fwrite(prefix, 1, 10, f) != 10 || fwrite(text, 1, (size_t)hlen, f) != (size_t)hlen ||
               (nbytes && fwrite((const char *)t->data + t->byte_offset, 1, (size_t)nbytes, f) !=
@@ -407,4 +424,19 @@ int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
     if (fclose(f) != 0 || bad)
         return fail(err, errlen, "write failed: %s", strerror(errno));
     return 0;
+}
+
+int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen)
+{
+    return save_to(path, NULL, NULL, t, err, errlen);
+}
+
+int npy_save_memory(const DLTensor *t, char **out, size_t *size, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (save_to(NULL, out, size, t, err, errlen) == 0)
+        return 0;
+    free(*out);
+    *out = NULL;
+    return -1;
 }

@@ -28,6 +28,9 @@ int npy_parse_header(const char *text, size_t len, npy_header *out, char *err, s
 int npy_load(const char *path, DLTensor **out, char *err, size_t errlen);
 /* Write t (compact, CPU) to path in format 1.0. */
 int npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
+/* The same from and to memory (an .npz member): *out is malloc'd, *size its length. */
+int npy_load_memory(const void *data, size_t size, DLTensor **out, char *err, size_t errlen);
+int npy_save_memory(const DLTensor *t, char **out, size_t *size, char *err, size_t errlen);
 
 /* The file name of `path` without its directory, if it ends in ".npy" and has a stem:
  * its length (copied into buf, NUL-terminated, when buf is given and big enough), or 0. */

@@ -42,6 +42,9 @@ expect archive-loaded-whole archive-long-member-name tar-export-library tar-c-so
     archive-native-whole-archive
 expect_harness archive-loaded-whole-wrong-reference-detected tar-export-library-wrong-reference-detected \
     archive-long-member-name-wrong-reference-detected
+expect npz-in-stored npz-in-deflated npz-out npz-graph-in-and-out npz-crc-mismatch-refused \
+    npz-out-is-a-zip-numpy-reads
+expect_harness npz-in-stored-wrong-reference-detected npz-in-deflated-wrong-reference-detected
 [ "$TARGET:$SAN" = x86_64: ] && expect examples-tvm-demo
 [ -z "$SAN" ] && expect crash-in-kernel-reported crash-in-kernel-signal-status
 
@@ -238,6 +241,22 @@ call_ok archive-long-member-name aot "$TMP/long.a" -f tvmgen_default_run_model "
 call_ok tar-export-library aot "$TMP/model.tar" -f tvmgen_default_run "${AOTARGS[@]}"
 expect_fail tar-c-source-explained "csrc.tar: lib0.c is C source \(export_library of a \"c\" target\): compile it" \
     $OBJRT call "$TMP/csrc.tar" -f f -o "$D/objrt"
+
+# --- item 7: .npz in and out, as np.savez and tvmc run use them
+call_ok npz-in-stored aot "$TMP/aot08.o" -f tvmgen_default_run --in "$D/ab.npz" --out 'output=float32[4,16]'
+call_ok npz-in-deflated aot "$TMP/aot08.o" -f tvmgen_default_run --in "$D/abz.npz" --out 'output=float32[4,16]'
+rm -rf "$TMP/npzout" "$D"/objrt/*.npy
+out=$($OBJRT call "$TMP/aot08.o" -f tvmgen_default_run "${AOTARGS[@]}" -o "$TMP/npzout/res.npz" 2>&1)
+if [ -f "$TMP/npzout/res.npz" ] && $PY "$S/ref.py" unnpz "$TMP/npzout/res.npz" "$D/objrt" 2>/dev/null &&
+   $PY "$S/ref.py" check "$D" aot >/dev/null 2>&1; then pass npz-out; else fail "npz-out: $(oneline "$out")"; fi
+unzip -tq "$TMP/npzout/res.npz" >/dev/null 2>&1 || $PY -c 'import sys, zipfile; sys.exit(zipfile.ZipFile(sys.argv[1]).testzip() is not None)' "$TMP/npzout/res.npz" \
+    && pass npz-out-is-a-zip-numpy-reads || fail "npz-out-is-a-zip-numpy-reads: the archive fails its CRC test"
+rm -f "$D"/objrt/*.npy
+out=$($OBJRT call "$TMP/glp.o" --graph "$D/g_lp.json" --in "$D/gx.npz" -o "$TMP/npzout/g.npz" 2>&1)
+if $PY "$S/ref.py" unnpz "$TMP/npzout/g.npz" "$D/objrt" 2>/dev/null && $PY "$S/ref.py" check "$D" graph_lp >/dev/null 2>&1
+then pass npz-graph-in-and-out; else fail "npz-graph-in-and-out: $(oneline "$out")"; fi
+expect_fail npz-crc-mismatch-refused "--in $D/bad_crc.npz: member a.npy: CRC-32 mismatch" \
+    $OBJRT call "$TMP/aot08.o" -f tvmgen_default_run --in "$D/bad_crc.npz" --out 'output=float32[4,16]' -o "$D/objrt"
 
 # --- item 9: the examples/tvm model make demo runs (AOT and graph, against numpy)
 if [ "$TARGET:$SAN" = x86_64: ]; then

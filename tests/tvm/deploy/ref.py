@@ -45,6 +45,13 @@ def inputs(d):
     for k, v in arrays.items():
         np.save(os.path.join(d, k + ".npy"), v)
     graph_lp(d)
+    a, b = arrays["a"], arrays["b"]
+    np.savez(os.path.join(d, "ab.npz"), a=a, b=b)
+    np.savez_compressed(os.path.join(d, "abz.npz"), a=a, b=b)
+    np.savez(os.path.join(d, "gx.npz"), x=arrays["x16"])
+    raw = bytearray(open(os.path.join(d, "ab.npz"), "rb").read())
+    raw[raw.index(b"\x93NUMPY") + 200] ^= 0xFF          # a data byte of member a
+    open(os.path.join(d, "bad_crc.npz"), "wb").write(bytes(raw))
 
 
 # CASE -> [(output name, numpy reference from inputs, exact?)]
@@ -99,5 +106,9 @@ if __name__ == "__main__":
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == "inputs":
         inputs(d)
+    elif cmd == "unnpz":                   # ref.py unnpz FILE.npz DIR: members to DIR/NAME.npy
+        with np.load(d) as z:
+            for k in z.files:
+                np.save(os.path.join(sys.argv[3], k + ".npy"), z[k])
     elif cmd == "check":
         check(d, sys.argv[3], "--control" in sys.argv)
