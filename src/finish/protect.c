@@ -53,9 +53,11 @@ int objrt_protect(objrt_link *l, objrt_unit *u)
     const objrt_plan *p = &l->plan;
     uint8_t *code = l->base + p->group_off[GRP_RX];     /* where it runs, also when packed */
     __builtin___clear_cache((char *)code, (char *)code + p->group_size[GRP_RX]);
-    if (p->packed)
-        objrt_arena_close(p->chunks);
-    else if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
+    if (p->packed) {
+        if (objrt_arena_publish(l->ctx, p->chunks))
+            return objrt_fail(l->ctx, "mmap (code page mapped again for the instruction stream): %s",
+                              strerror(errno));
+    } else if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
         return -1;
     pthread_once(&frame_once, find_unwinder);
     if (!register_frame)

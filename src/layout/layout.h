@@ -75,7 +75,10 @@ bool objrt_arena_fits(size_t page, const uint64_t size[GRP_COUNT], const uint64_
 int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT],
                       const uint64_t align[GRP_COUNT], objrt_chunk out[GRP_COUNT]);
 int objrt_arena_open(const objrt_chunk c[GRP_COUNT]);     /* alias writable: place */
-void objrt_arena_close(const objrt_chunk c[GRP_COUNT]);   /* and not any more: protect */
+void objrt_arena_close(const objrt_chunk c[GRP_COUNT]);   /* and not any more */
+/* The alias closed and the new code made visible to every execution view (qemu-user's
+ * translations too): protect. 0, or -1 with errno. */
+int objrt_arena_publish(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT]);
 void objrt_arena_free(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT]);
 void objrt_arena_release(objrt_ctx *ctx);                  /* objrt_free */
 void objrt_arena_usage(const objrt_ctx *ctx, objrt_memory *m);

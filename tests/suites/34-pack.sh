@@ -38,6 +38,22 @@ done
 # shellcheck disable=SC2086
 run_cases "t_pack-4096-3000" 600 $RUN "$B/tests/pack/t_pack" "$FX" 4096 3000
 
+# Code loaded where other code ran: a freed chunk (packed) and a kept reservation (unpacked)
+# taken again by different code, which must be what runs (tests/pack/t_reload.c; under
+# qemu-user the packed case ran the previous unit's code before arena.c remapped the page).
+rl=$FX/reload
+mkdir -p "$rl"
+built=1
+for v in 1 2 3 9; do $GCC -O2 -DVAL=$v -c "$SRC/reload.c" -o "$rl/u$v.o" 2>>"$rl/err" || built=0; done
+if [ $built = 1 ]; then
+    mv "$rl/u9.o" "$rl/k.o"
+    # shellcheck disable=SC2086
+    build_prog reload-build "$B/tests/pack/t_reload" "$SRC/t_reload.c" -- $TFLAGS &&
+        run_cases t_reload 120 $RUN "$B/tests/pack/t_reload" "$rl"
+else
+    fail "reload-fixtures: $(head -n 2 "$rl/err" | tr '\n' ' ')"
+fi
+
 # Units a pack_small context must not pack, or may pack only where their references allow,
 # among packed ones (tests/pack/mixed.c; x86_64: the -fno-pic R_X86_64_PC32 window).
 if [ "$TARGET" = x86_64 ]; then
