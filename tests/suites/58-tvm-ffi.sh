@@ -7,14 +7,15 @@
 # `objrt call` runs each add (-f add, and the entry without -f) on .npy files and must print
 # what the native link computed; a mismatched shape exits 1 with "<kind>: <message>".
 # x86_64:, x86_64:asan and x86_64:tsan run 1 and 4 threads (a sanitizer's report in any
-# output fails its comparison); aarch64: 1 thread under qemu; Python on x86_64: only.
+# output fails its comparison), and so does aarch64: under qemu-user with one glibc
+# (tests/run.sh); Python on x86_64: only.
 . tests/lib.sh
 case "$TARGET:$SAN" in
     x86_64:|x86_64:asan|x86_64:tsan|aarch64:) ;;
     *) exit 0 ;;
 esac
 F=$BUILD/tests/tvm_ffi
-threads="1 4"; [ "$TARGET" = aarch64 ] && threads=1     # qemu-user hangs in pthread_create
+threads="1 4"
 vers="21 22 24 26"
 
 for v in $vers; do
@@ -23,10 +24,10 @@ for v in $vers; do
     done
     expect "ffi-$v-wrong-type-index" "ffi-$v-no-kind" "ffi-$v-unfilled-slot" "ffi-$v-call-data-symbol-refused" \
         "ffi-$v-sys-unload-drops-registrations" "ffi-$v-dso-host-context-symbol" "ffi-$v-call-list"
-    # first calls from threads: not under qemu; under tsan only 0.26, whose handle is set by
+    # first calls from threads: under tsan only 0.26, whose handle is set by
     # TVMFFIHandleInitOnce (0.21-0.25 code checks and stores its static handle unlocked, a
     # benign race TVM fixed with InitOnce, tvm PR 19939, which tsan reports)
-    race=0; [ "$TARGET" != aarch64 ] && { [ "$SAN" != tsan ] || [ $v = 26 ]; } && race=1
+    race=0; { [ "$SAN" != tsan ] || [ $v = 26 ]; } && race=1
     [ $race = 1 ] && expect "ffi-$v-first-calls-race"
     for mode in dso sys; do expect "ffi-$v-$mode-call-f-add" "ffi-$v-$mode-call-entry" "ffi-$v-$mode-call-error-exit-1"; done
     [ "$TARGET:$SAN" = x86_64: ] && for mode in dso sys; do expect "ffi-py-$v-$mode-add" "ffi-py-$v-$mode-kernel-error"; done
@@ -85,7 +86,7 @@ for v in $vers; do
         pass "ffi-$v-call-list"
     else fail "ffi-$v-call-list: $(tr '\n' ' ' <<<"$out")"; fi
     # first calls from 8 threads at once (the packed-function handle is initialised once)
-    race=0; [ "$TARGET" != aarch64 ] && { [ "$SAN" != tsan ] || [ $v = 26 ]; } && race=1
+    race=0; { [ "$SAN" != tsan ] || [ $v = 26 ]; } && race=1
     if [ $race = 1 ]; then
         out=$(HOST_CASE=race timeout 60 $RUN "$F/host" $v - "$F/k${v}_dso.o" 2>&1)
         nat=$(HOST_CASE=race timeout 60 $RUN "$F/native${v}_dso" $v - 2>&1)
