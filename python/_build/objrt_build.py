@@ -65,6 +65,9 @@ def _files(lib):
     if lib:
         with open(lib, "rb") as f:
             out.append(("objrt/" + SONAME, f.read()))
+    # OBJRT_NUMBA=1 enables objrt.numba in any Python process (site.py runs .pth lines).
+    with open(os.path.join(HERE, "objrt-numba.pth"), "rb") as f:
+        out.append(("objrt-numba.pth", f.read()))
     return out
 
 

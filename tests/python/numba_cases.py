@@ -62,12 +62,15 @@ def _():
     path = os.path.join(TMP, "late.py")
     with open(path, "w") as f:
         f.write("import gc, numba\n@numba.njit\ndef a(x): return x + 1\nprint(a(1))\n"
-                "import objrt.numba, objrt.llvm\nobjrt.numba.enable()\n"
+                "import objrt.numba, objrt.llvm\nobjrt.numba.enable()\nobjrt.numba.enable()\n"
                 "@numba.njit\ndef b(x): return x + 2\nprint(b(1))\ndel a, b\ngc.collect()\n"
                 "print(objrt.llvm.totals.units)\n")
     r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=600)
     expect(r.returncode == 0 and r.stdout.split() == ["2", "3", "0"],
            "rc=%d out=%r err=%r" % (r.returncode, r.stdout, r.stderr[-300:]))
+    # called twice: one warning, saying what stays on MCJIT
+    expect(r.stderr.count("RuntimeWarning: objrt.numba.enable() came after numba set up") == 1
+           and "stays on MCJIT" in r.stderr, "warning: %r" % r.stderr[-400:])
 
 
 @case("numba-usage")
@@ -89,3 +92,33 @@ def _():
     expect(r.returncode == 0 and len(out) == 2 and out[1] == "False 2" and
            "objrt.numba supports numba 0.56 to 0.61; this is numba 0.99.0" in out[0],
            "rc=%d out=%r err=%r" % (r.returncode, r.stdout, r.stderr[-300:]))
+
+
+def main_run(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "objrt.numba"] + list(args), capture_output=True,
+                          text=True, timeout=600, cwd=TMP, **kw)
+
+
+@case("numba-main-parses-like-python3")
+def _():
+    # -c (sys.argv[0] '-c'), -mMODULE attached, a script, --help and --version (exit 0),
+    # an unknown option (exit 2); each as python3 takes it.
+    prog = "import sys, numba; print(sys.argv, numba.njit(lambda x: x * 2)(21))"
+    r = main_run("--stats", "-c", prog, "a", "-b")
+    expect(r.returncode == 0 and r.stdout.strip() == "['-c', 'a', '-b'] 42" and stats_of(r)[0] > 0,
+           "-c: rc=%d out=%r err=%r" % (r.returncode, r.stdout, r.stderr[-300:]))
+    with open(os.path.join(TMP, "mainmod.py"), "w") as f:
+        f.write("import sys\nprint(__name__, sys.argv[1:])\n")
+    r = main_run("-mmainmod", "x")
+    expect(r.returncode == 0 and r.stdout.strip() == "__main__ ['x']", "-m: %r %r" % (r.stdout, r.stderr[-300:]))
+    r = main_run(os.path.join(TMP, "mainmod.py"), "y")
+    expect(r.returncode == 0 and r.stdout.strip() == "__main__ ['y']", "script: %r %r" % (r.stdout, r.stderr[-300:]))
+    r = main_run("--help")
+    expect(r.returncode == 0 and r.stdout.startswith("usage: python3 -m objrt.numba") and "-c COMMAND" in r.stdout,
+           "--help: rc=%d %r" % (r.returncode, r.stdout[:200]))
+    import numba
+    r = main_run("--version")
+    expect(r.returncode == 0 and re.match(r"objrt \S+ \(numba %s, llvmlite " % re.escape(numba.__version__), r.stdout),
+           "--version: rc=%d %r %r" % (r.returncode, r.stdout, r.stderr[-200:]))
+    r = main_run("-x", "s.py")
+    expect(r.returncode == 2 and "Unknown option: -x" in r.stderr, "-x: rc=%d %r" % (r.returncode, r.stderr))

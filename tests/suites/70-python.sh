@@ -25,7 +25,9 @@ case ${NUMBA_MODULES:-quick} in
            mods61=$(grep -v '^#' "$list" | awk '$3 == "quick" {print $1}') ;;
     *) mods=$NUMBA_MODULES; mods61=$mods ;;     # e.g. NUMBA_MODULES="test_nrt test_lists"
 esac
-expect py-import-checkout py-import-override-missing py-import-override pip-install make-install-python
+expect py-import-checkout py-import-override-missing py-import-override pip-install make-install-python \
+    py-pth-objrt-numba-env
+expect_harness py-pth-objrt-numba-env-control
 for m in $mods; do expect "numba-$m"; done
 for m in $mods61; do expect "numba-0.61-$m"; done
 expect_harness numba-compare-flipped-control numba-compare-swapped-control
@@ -50,6 +52,21 @@ if (cd "$ROOT" && "$PY" -m pip install -q --no-index --no-build-isolation --targ
        "import objrt, objrt.llvm, objrt.numba; assert objrt.__file__.startswith('$TMP/site')"); then
     pass "pip-install (--no-index --no-build-isolation ./python; the installed package imports)"
 else fail "pip-install: $(tail -n 2 "$TMP/pip.log" | tr '\n' ' ')"; fi
+# The .pth hook the package installs: OBJRT_NUMBA=1 enables objrt.numba in a process that
+# never imports objrt (site.addsitedir runs .pth lines as site.py does for site-packages).
+pth_probe() {
+    (cd "$TMP" && env "$@" OBJRT_LIBRARY="$LIB" PYTHONPATH= "$PY" -c "import site; site.addsitedir('$TMP/site')
+import numba, sys
+numba.njit(lambda x: x + 1)(1)
+m = sys.modules.get('objrt.numba'); l = sys.modules.get('objrt.llvm')
+print(bool(m and m.enabled()), bool(l and l.totals.units > 0))" 2>&1)
+}
+got=$(pth_probe OBJRT_NUMBA=1)
+if [ -f "$TMP/site/objrt-numba.pth" ] && [ "$got" = "True True" ]; then pass "py-pth-objrt-numba-env (OBJRT_NUMBA=1: units linked by objrt)"
+else fail "py-pth-objrt-numba-env: got '$got'"; fi
+got=$(pth_probe OBJRT_NUMBA=0)
+if [ "$got" = "False False" ]; then hpass "py-pth-objrt-numba-env-control"
+else hfail "py-pth-objrt-numba-env-control: OBJRT_NUMBA=0 gave '$got'"; fi
 rm -rf "$ROOT/python/build" "$ROOT"/python/*.egg-info
 make -C "$ROOT" --no-print-directory -s install-python PREFIX=/opt/objrt DESTDIR="$TMP/inst" >"$TMP/inst.log" 2>&1
 site=$(ls -d "$TMP"/inst/opt/objrt/lib/python3.*/dist-packages 2>/dev/null)

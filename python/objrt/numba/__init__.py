@@ -20,6 +20,7 @@ import atexit
 import functools
 import os
 import threading
+import warnings
 import weakref
 
 from .. import llvm as _objrt_llvm
@@ -111,6 +112,16 @@ class _Binding:
         return _objrt_llvm.ExecutionEngine(target_machine, module)
 
 
+def _cpu_target_built():
+    """True when numba's CPU target context (and with it the JIT codegen and its MCJIT
+    engine) already exists: numba compiled, or set up to compile, before enable()."""
+    try:
+        from numba.core.registry import cpu_target
+    except ImportError:
+        return False
+    return "_toplevel_target_context" in vars(cpu_target)
+
+
 def enable():
     """Make numba's CPU JIT link through objrt from now on. Idempotent. Code numba compiled
     before the call stays with MCJIT (enable first: ``python3 -m objrt.numba`` does).
@@ -172,6 +183,12 @@ def enable():
     weakref.finalize(enable, lambda: None).atexit = False
     atexit.register(_stop_unloading)
     _state["enabled"] = True
+    if _cpu_target_built():
+        warnings.warn(
+            "objrt.numba.enable() came after numba set up its CPU target with MCJIT: what "
+            "numba compiles for @jit/@njit/@cfunc in this process stays on MCJIT (enable "
+            "before numba compiles anything: import objrt.numba first, python3 -m "
+            "objrt.numba, or OBJRT_NUMBA=1)", RuntimeWarning, stacklevel=2)
 
 
 def enabled():
