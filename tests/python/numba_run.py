@@ -1,6 +1,7 @@
 """Run one numba test module and record every test's outcome as JSON:
-    python3 numba_run.py MODULE OUT.json
-(under `python3 -m objrt.numba` for objrt, plainly for MCJIT). The JSON also counts the
+    python3 numba_run.py MODULE[,MODULE...] OUT.json
+(under `python3 -m objrt.numba` for objrt, plainly for MCJIT; several modules run in one
+process, one after the other). The JSON also counts the
 MCJIT engines llvmlite created ("_mcjit_engines"), so a run can prove which JIT it used."""
 import json
 import sys
@@ -52,7 +53,7 @@ class Result(unittest.TextTestResult):
 
 
 def main(module, out):
-    suite = unittest.defaultTestLoader.loadTestsFromName(module)
+    suite = unittest.defaultTestLoader.loadTestsFromNames(module.split(","))
     unittest.TextTestRunner(stream=sys.stderr, verbosity=1, resultclass=Result).run(suite)
     with open(out, "w") as f:
         json.dump(dict(Result.outcome, _mcjit_engines=mcjit["n"]), f, indent=0, sort_keys=True)

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# numba on AArch64 (issue 23): Debian 12's arm64 python3-numba 0.56 / llvmlite 0.39 (LLVM's
+# MCJIT memory manager, before llvmlite's fix) in the root scripts/numba-root.sh
+# bookworm-arm64 builds (cached in /var/cache/objrt; its own ld.so.cache, one glibc), run
+# with qemu-aarch64 -L ROOT, with objrt's aarch64 build. aarch64: configuration only.
+#   make check:        numba's test_blackscholes then test_mandelbrot in one process: MCJIT
+#                      must crash (the seed's bug: otherwise the case proves nothing) and
+#                      objrt must pass every test.
+#   make check-numba:  (NUMBA_MODULES=all) also test_recursion and test_closure, each under
+#                      MCJIT and objrt with the same outcome (test_closure: packed units
+#                      reusing chunks, tests/pack/t_reload.c's case in numba).
+# suite-timeout: 7200
+. tests/lib.sh
+[ "$TARGET" = aarch64 ] && [ -z "$SAN" ] || exit 0
+LIB=$ROOT/$BUILD/libobjrt.so
+expect numba-arm64-root numba-arm64-blackscholes+mandelbrot
+slow=""
+[ "${NUMBA_MODULES:-quick}" = all ] && slow="test_recursion test_closure"
+for m in $slow; do expect "numba-arm64-$m"; done
+
+if ! R=$(bash "$ROOT/scripts/numba-root.sh" bookworm-arm64 2>"$TMP/root.err"); then
+    fail "numba-arm64-root: scripts/numba-root.sh bookworm-arm64 failed: $(tail -n 3 "$TMP/root.err" | tr '\n' ' ')"
+    exit 0
+fi
+# py ARG...: the root's python3 under qemu, with the checkout's objrt package and tests.
+py() {
+    (cd "$TMP" && PYTHONPATH="$ROOT/python:$ROOT/tests/python" OBJRT_LIBRARY="$LIB" \
+        timeout 3000 qemu-aarch64 -L "$R" "$R/usr/bin/python3" "$@")
+}
+v=$(py -c 'import numba, llvmlite, platform; print(platform.machine(), numba.__version__, llvmlite.__version__)' 2>&1)
+case $v in "aarch64 0.56."*" 0.39."*) pass "numba-arm64-root (machine numba llvmlite: $v)" ;;
+    *) fail "numba-arm64-root: expected aarch64, numba 0.56, llvmlite 0.39 in $R, got '$(oneline "$v")'"; exit 0 ;; esac
+
+# pair NAME MODULES: MODULES (comma-separated) in one process under MCJIT, then under objrt.
+pair() {
+    py "$ROOT/tests/python/numba_run.py" "$2" "$TMP/$1.mcjit.json" >"$TMP/$1.mcjit.log" 2>&1
+    echo $? >"$TMP/$1.mcjit.rc"
+    py -m objrt.numba --stats "$ROOT/tests/python/numba_run.py" "$2" "$TMP/$1.objrt.json" >"$TMP/$1.objrt.log" 2>&1
+    echo $? >"$TMP/$1.objrt.rc"
+}
+
+# The seed's bug through numba's own tests: MCJIT must die, objrt must pass them all.
+pair bm numba.tests.test_blackscholes,numba.tests.test_mandelbrot
+mrc=$(cat "$TMP/bm.mcjit.rc") orc=$(cat "$TMP/bm.objrt.rc")
+why=$(/usr/bin/python3 - "$TMP/bm.objrt.json" "$TMP/bm.objrt.log" "$mrc" "$TMP/bm.mcjit.json" <<'PYEOF'
+import json, os, re, sys
+ob_path, log, mrc, mc_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+why = []
+if mrc < 128 or os.path.exists(mc_path):
+    why.append("MCJIT did not crash (exit %d): the case shows nothing" % mrc)
+try:
+    ob = json.load(open(ob_path))
+except (OSError, ValueError):
+    ob = None
+if ob is None:
+    why.append("the objrt run wrote no results")
+else:
+    if ob.pop("_mcjit_engines") != 0:
+        why.append("the objrt run created an MCJIT engine")
+    bad = sorted(t for t, v in ob.items() if v != "ok")
+    if len(ob) < 3 or bad:
+        why.append("objrt: %d tests, not ok: %s" % (len(ob), bad[:3]))
+m = re.search(r"^objrt\.numba: units=(\d+) .*$", open(log).read(), re.M)
+if not m or int(m.group(1)) == 0:
+    why.append("no --stats line with units > 0")
+print("; ".join(why) if why else "ok %d tests; %s" % (len(ob), m.group(0)))
+PYEOF
+)
+case $why in
+    ok*) pass "numba-arm64-blackscholes+mandelbrot (MCJIT: $(status_text "$mrc"); objrt: ${why#ok })" ;;
+    *) fail "numba-arm64-blackscholes+mandelbrot: $why (objrt exit $orc: $(tail -n 2 "$TMP/bm.objrt.log" | tr '\n' ' '))" ;;
+esac
+
+# Slow modules: the same outcome under both JITs (numba_compare.py, as 70-python).
+for m in $slow; do
+    pair "$m" "numba.tests.$m"
+    if [ ! -s "$TMP/$m.mcjit.json" ] || [ ! -s "$TMP/$m.objrt.json" ]; then
+        fail "numba-arm64-$m: a run did not finish (MCJIT exit $(cat "$TMP/$m.mcjit.rc"), objrt exit $(cat "$TMP/$m.objrt.rc")): $(tail -n 2 "$TMP/$m.objrt.log" | tr '\n' ' ')"
+        continue
+    fi
+    /usr/bin/python3 "$ROOT/tests/python/numba_compare.py" "numba-arm64-$m" "$TMP/$m.mcjit.json" "$TMP/$m.objrt.json" "$TMP/$m.objrt.log"
+done
