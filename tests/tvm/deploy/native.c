@@ -67,14 +67,16 @@ int main(int argc, char **argv)
     int rc = call(argv[1], t, nin, n);
     if (rc != 0) {
         fprintf(stderr, "native: %s returned %d: %s\n", argv[1], rc, TVMGetLastError());
-        return 1;
+        rc = 1;
     }
-    for (int i = nin; i < n; i++) {
+    for (int i = nin; rc == 0 && i < n; i++) {
         snprintf(path, sizeof path, "%s/%s.npy", argv[2], names[i]);
         if (npy_save(path, t[i], err, sizeof err) != 0) {
             fprintf(stderr, "native: %s: %s\n", path, err);
-            return 2;
+            rc = 2;
         }
     }
-    return 0;
+    for (int i = 0; i < n; i++)
+        TVMArrayFree(t[i]);
+    return rc;
 }
