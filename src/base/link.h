@@ -146,7 +146,8 @@ typedef struct objrt_plan {
     size_t nstub_blocks;
     objrt_slots got, stub;               /* GOT slots and call stubs, in index order */
     uint64_t win_lo, win_hi;             /* the reservation base must lie in [lo, hi] */
-    const char *win_lo_why, *win_hi_why; /* symbols that set each bound, for messages */
+    const objrt_winref *win_lo_ref, *win_hi_ref;  /* the references that set each bound
+                                            (NULL: none), for messages (place.c) */
     size_t relocations;
     bool packed;                         /* groups in chunks of the context's arena: the
                                             offsets are from the lowest chunk (the base) */

@@ -7,6 +7,8 @@
  * the way. The program runs that array first to last. .fini_array is built the same way
  * from .fini_array and .dtors sections and is run last to first. objrt reproduces both
  * arrays, so mixed old and new objects run in the order they would natively.
+ * .preinit_array (ld keeps it whole, in input order, without priorities) runs before all
+ * of .init_array, as the dynamic linker runs an executable's: a unit is linked like one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 #include "sites/sites.h"
 #include "debug/unitinfo.h"
 
-enum { GROUP_INIT, GROUP_FINI, GROUP_NONE };
+enum { GROUP_PREINIT, GROUP_INIT, GROUP_FINI, GROUP_NONE };
 
 /* One array section of the unit, as the plan's check found it (plan.items[item]). */
 typedef struct objrt_initarr {
@@ -41,6 +43,7 @@ static int classify(const char *name, unsigned *prio, bool *legacy)
     static const struct { const char *name; size_t len; int group; bool legacy; } k[] = {
         { ".init_array", 11, GROUP_INIT, false }, { ".fini_array", 11, GROUP_FINI, false },
         { ".ctors", 6, GROUP_INIT, true },        { ".dtors", 6, GROUP_FINI, true },
+        { ".preinit_array", 14, GROUP_PREINIT, false },
     };
     size_t i;                           /* every item of every load comes here: the */
     if (name[0] != '.')                 /* first bytes reject most names before a call */
@@ -50,6 +53,7 @@ static int classify(const char *name, unsigned *prio, bool *legacy)
     case 'f': i = 1; break;
     case 'c': i = 2; break;
     case 'd': i = 3; break;
+    case 'p': i = 4; break;
     default: return GROUP_NONE;
     }
     size_t n = k[i].len;
@@ -60,7 +64,7 @@ static int classify(const char *name, unsigned *prio, bool *legacy)
         *prio = 65536;
         return k[i].group;
     }
-    if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9') {
+    if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9' && k[i].group != GROUP_PREINIT) {
         unsigned long v = strtoul(name + n + 1, NULL, 10);
         *prio = (unsigned)(k[i].legacy ? 65535 - (v > 65535 ? 65535 : v) : v);
         return k[i].group;
@@ -156,6 +160,7 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
         free(a);
         return objrt_fail(l->ctx, "out of memory");
     }
+    build_array(ctors, a, na, GROUP_PREINIT);  /* as an executable: before .init_array */
     build_array(ctors, a, na, GROUP_INIT);
     build_array(&u->dtors, a, na, GROUP_FINI);
     for (size_t i = 0, j = u->dtors.n; i < j / 2; i++) {    /* .fini_array runs backwards */

@@ -353,6 +353,85 @@ static int place_packed(objrt_link *l)
     return copy_contents(l, false);
 }
 
+/* ---- a window no reservation can take, reported by the references that bound it ----
+ * Only two kinds of reference bound where the unit may go (plan.c, derive_window): an
+ * absolute field narrower than 64 bits holding an address of the unit (code compiled
+ * without -fPIC: R_X86_64_32, R_X86_64_32S, R_AARCH64_ABS32, MOVW_UABS...), and a
+ * PC-relative field reaching a fixed address outside the unit (host data referenced
+ * directly). The error names one of them in the common relocation format (sites.c), the
+ * other bound by its own site, and advice for the kind at hand. */
+static objrt_site window_site(objrt_link *l, const objrt_winref *w)
+{
+    const objrt_obj *o = l->objs[w->obj];
+    objrt_site s = { .o = o, .target = w->target, .r = w->r, .type = ELF64_R_TYPE(w->r->r_info),
+                     .sym = ELF64_R_SYM(w->r->r_info), .A = w->r->r_addend };
+    s.h = objrt_howto_of(l->arch, s.type);
+    return s;
+}
+
+/* "needs the unit at or below 0x...": what one reference asks of the base. */
+static void window_need(objrt_link *l, const objrt_winref *w, bool lo, uint64_t bound,
+                        char *buf, size_t len)
+{
+    objrt_site s = window_site(l, w);
+    bool fixed;
+    uint64_t S = 0;
+    objrt_sym_addr(l, s.o, s.sym, &S, &fixed);
+    if (fixed)
+        snprintf(buf, len, "a %u-bit PC-relative reference to 0x%llx outside the unit "
+                 "(host data referenced directly) needs the unit at or %s 0x%llx",
+                 s.h->bits, (unsigned long long)(S + (uint64_t)s.A), lo ? "above" : "below",
+                 (unsigned long long)bound);
+    else
+        snprintf(buf, len, "a %u-bit absolute reference to the unit's own address needs the "
+                 "unit at or %s 0x%llx", s.h->bits, lo ? "above" : "below",
+                 (unsigned long long)bound);
+}
+
+static bool window_fixed(objrt_link *l, const objrt_winref *w)
+{
+    objrt_site s = window_site(l, w);
+    return objrt_sym_is_fixed(l, s.o, s.sym);
+}
+
+/* none_free: the window is not empty but no free range of the address space lies in it. */
+static int window_fail(objrt_link *l, bool none_free)
+{
+    const objrt_plan *p = &l->plan;
+    /* the site named first: the absolute reference (the usual cause), else either */
+    const objrt_winref *lo = p->win_lo_ref, *hi = p->win_hi_ref;
+    bool first_hi = hi && (!lo || !window_fixed(l, hi));
+    const objrt_winref *w = first_hi ? hi : lo, *other = first_hi ? lo : hi;
+    char need[256], also[1536] = "", what[2560];
+    if (!w)                             /* no reference bounds it: the address space is full */
+        return objrt_fail(l->ctx, "cannot reserve %llu bytes in [0x%llx, 0x%llx]: %s",
+                          (unsigned long long)p->total, (unsigned long long)p->win_lo,
+                          (unsigned long long)p->win_hi, strerror(errno));
+    window_need(l, w, !first_hi, first_hi ? p->win_hi : p->win_lo, need, sizeof need);
+    if (other && other != w) {
+        objrt_site o = window_site(l, other);
+        char need2[256];
+        window_need(l, other, first_hi, first_hi ? p->win_lo : p->win_hi, need2, sizeof need2);
+        snprintf(also, sizeof also, ", and %s: section %s+0x%llx: relocation %s against '%s': %s",
+                 o.o->name, objrt_sec_name(o.o, o.target), (unsigned long long)o.r->r_offset,
+                 o.h->name, objrt_sym_name(o.o, o.sym), need2);
+    } else if (!none_free) {
+        snprintf(also, sizeof also, ", outside [0x%llx, 0x%llx], where a unit of 0x%llx "
+                 "bytes can be placed", (unsigned long long)p->page,
+                 (unsigned long long)(l->arch->user_top - p->total), (unsigned long long)p->total);
+    }
+    bool host = window_fixed(l, w) || (other && window_fixed(l, other));
+    snprintf(what, sizeof what, "%s%s%s; %s", need, also,
+             none_free ? ": no free address range of the unit's size lies there" :
+             other && other != w ? ": no address satisfies both" : "",
+             host ? "rebuild the objects with -fPIC (or -fPIE), so that host data is reached "
+                    "through the GOT and the unit's own addresses PC-relatively, from anywhere"
+                  : "the object was compiled for a fixed low address (non-PIC, small code "
+                    "model): rebuild it with -fPIC (or -fPIE), or with -mcmodel=large for "
+                    "64-bit absolute addresses");
+    return objrt_site_fail(l, window_site(l, w), what, NULL);
+}
+
 int objrt_place(objrt_link *l)
 {
     objrt_plan *p = &l->plan;
@@ -360,11 +439,7 @@ int objrt_place(objrt_link *l)
         return place_packed(l);
     bool free_choice = p->win_lo <= p->page && p->win_hi >= l->arch->user_top - p->total;
     if (p->win_lo > p->win_hi)
-        return objrt_fail(l->ctx, "no address satisfies every reference: '%s' needs the unit at "
-                          "or above 0x%llx but '%s' needs it at or below 0x%llx; compile with "
-                          "-fPIC (references to host data must go through the GOT)",
-                          p->win_lo_why ? p->win_lo_why : "?", (unsigned long long)p->win_lo,
-                          p->win_hi_why ? p->win_hi_why : "?", (unsigned long long)p->win_hi);
+        return window_fail(l, false);
     if (!l->dry_run && (l->base = spare_take(l)))
         return copy_contents(l, true);
     uint64_t align = reservation_align(p);
@@ -383,11 +458,7 @@ int objrt_place(objrt_link *l)
         if (free_choice)
             return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",
                               (unsigned long long)p->total, strerror(errno));
-        return objrt_fail(l->ctx, "no free address range of %llu bytes in [0x%llx, 0x%llx], "
-                          "the window that references to '%s' and '%s' allow; compile with -fPIC",
-                          (unsigned long long)p->total, (unsigned long long)p->win_lo,
-                          (unsigned long long)p->win_hi, p->win_lo_why ? p->win_lo_why : "-",
-                          p->win_hi_why ? p->win_hi_why : "-");
+        return window_fail(l, true);
     }
     populate_written(l);
     return copy_contents(l, false);

@@ -507,15 +507,15 @@ static void publish_offsets(objrt_link *l)
     }
 }
 
-static void narrow(objrt_plan *p, uint64_t top, __int128 lo, __int128 hi, const char *why)
+static void narrow(objrt_plan *p, uint64_t top, __int128 lo, __int128 hi, const objrt_winref *why)
 {
     if (lo > (__int128)p->win_lo) {
         p->win_lo = lo > (__int128)top ? top : (uint64_t)lo;
-        p->win_lo_why = why;
+        p->win_lo_ref = why;
     }
     if (hi < (__int128)p->win_hi) {
         p->win_hi = hi < 0 ? 0 : (uint64_t)hi;
-        p->win_hi_why = why;
+        p->win_hi_ref = why;
     }
 }
 
@@ -533,7 +533,7 @@ static void derive_window(objrt_link *l)
         objrt_sym_addr(l, o, sym, &s, &fixed);
         __int128 min, max, sa = (__int128)s + r->r_addend;
         __int128 place = o->sec_off[p->winrefs[i].target] + r->r_offset;
-        const char *why = objrt_sym_name(o, sym);
+        const objrt_winref *why = &p->winrefs[i];
         objrt_howto_range(h, &min, &max);
         if (fixed) {                        /* PC-relative to a fixed address */
             if (h->formula == F_PAGE_PCREL) {   /* page rounding of P: one ADRP page */
@@ -626,7 +626,7 @@ static int lay_out(objrt_link *l, bool packed)
     publish_offsets(l);
     p->win_lo = p->page;                    /* never at address 0 */
     p->win_hi = l->arch->user_top;
-    p->win_lo_why = p->win_hi_why = NULL;
+    p->win_lo_ref = p->win_hi_ref = NULL;
     derive_window(l);
     return 0;
 }

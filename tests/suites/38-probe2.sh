@@ -11,7 +11,10 @@ expect "layout of an archive with no member" "layout_report of an archive with n
     "graph func_name names a data symbol" \
     "names escaped: undefined symbol error" "names escaped: duplicate definition error" \
     "names escaped: crash report" "names escaped: layout report" "names escaped: perf map" \
-    "names escaped: graph error"
+    "names escaped: graph error" \
+    "32-bit absolute reference no base satisfies: common relocation format" \
+    "32-bit absolute reference against host data: both sites named" \
+    ".preinit_array runs first, in the native order"
 expect_harness "evil names are in the objects (setup)" "printable.py rejects raw names"
 cd "$TMP"
 
@@ -101,3 +104,23 @@ PYX
 printf 'int x(void){return 0;}\n' > plain.c && $GCC -c plain.c -o plain.o
 $OBJRT call plain.o --graph ge.json > out.txt 2>&1
 printed "names escaped: graph error" out.txt "b'function \\'\\\\x1b[2J\\\\x0aobjrt: forged\\' is not in the module'"
+
+# ---- item 10: an impossible window in the common relocation format, advice for its case ----
+$GCC -c "$P/abs32s_far.s" -o far.o
+out=$($OBJRT run far.o 2>&1); rc=$?
+if [ $rc -eq 125 ] && grep -q "^objrt: far\.o: section \.text+0x3: relocation R_X86_64_32S against '\.bss': a 32-bit absolute reference to the unit's own address needs the unit at or below" <<<"$out" &&
+   grep -q "non-PIC, small code model): rebuild it with -fPIC" <<<"$out" && ! grep -q "'?'" <<<"$out"; then
+    pass "32-bit absolute reference no base satisfies: common relocation format"
+else fail "32-bit absolute reference no base satisfies: common relocation format: $(status_text $rc): $(oneline "$out")"; fi
+$GCC -O2 -fno-pic -c "$P/abs32_host.c" -o host.o
+out=$($OBJRT run host.o 2>&1); rc=$?
+if [ $rc -eq 125 ] && grep -q "^objrt: host\.o: section \.text+0x[0-9a-f]*: relocation R_X86_64_32 against '\.bss': .*, and host\.o: section \.text\.startup+0x[0-9a-f]*: relocation R_X86_64_PC32 against 'optind': .*no address satisfies both; rebuild the objects with -fPIC" <<<"$out"; then
+    pass "32-bit absolute reference against host data: both sites named"
+else fail "32-bit absolute reference against host data: both sites named: $(status_text $rc): $(oneline "$out")"; fi
+
+# ---- item 11: .preinit_array runs before .init_array, as in an executable -------------------
+$GCC -O2 -c "$P/preinit.c" -o pre.o && $GCC pre.o -o pre_native
+run_to native ./pre_native
+run_to ours $OBJRT run pre.o
+if grep -q "^preinit 1$" native.out; then same ".preinit_array runs first, in the native order" native ours
+else fail ".preinit_array runs first, in the native order: the native program ran no .preinit_array (setup)"; fi
