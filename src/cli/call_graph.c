@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/regular.h"
 #include "call.h"
 #include "cli.h"
 
@@ -15,7 +16,8 @@ static int bad_arg(const char *opt, const char *val, const char *why)
 /* A whole file into memory (graph JSON, params), at most 1 GiB. */
 static char *read_all(const char *opt, const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why = "cannot read it";
+    FILE *f = objrt_fopen_regular(path, &why);     /* a FIFO would block forever */
     char *buf = NULL;
     long n = -1;
     if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= (1L << 30) &&
@@ -26,7 +28,7 @@ static char *read_all(const char *opt, const char *path, size_t *len)
         return buf;
     }
     fprintf(stderr, "objrt: %s %s: %s\n", opt, path,
-            !f ? strerror(errno) : n > (1L << 30) ? "larger than 1 GiB" : "cannot read it");
+            !f ? why : n > (1L << 30) ? "larger than 1 GiB" : "cannot read it");
     if (f)
         fclose(f);
     free(buf);

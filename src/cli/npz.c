@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "base/regular.h"
 #include "npz.h"
 
 #define MAX_NPZ (1ULL << 30)
@@ -31,11 +32,12 @@ static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p
 
 static unsigned char *slurp(const char *path, size_t *size, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = objrt_fopen_regular(path, &why);     /* a FIFO would block forever */
     struct stat st;
     unsigned char *buf = NULL;
     if (!f) {
-        fail(err, errlen, "%s", strerror(errno));
+        fail(err, errlen, "%s", why);
         return NULL;
     }
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))

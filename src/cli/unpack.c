@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/regular.h"
 #include "cli.h"
 #include "unpack.h"
 
@@ -53,11 +54,12 @@ static int push(call_inputs *ci, const char *name, const void *data, size_t size
 
 static char *read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = objrt_fopen_regular(path, &why);     /* a FIFO would block forever */
     struct stat st;
     char *buf = NULL;
     if (!f) {
-        unpack_err(path, "%s", strerror(errno));
+        unpack_err(path, "%s", why);
         return NULL;
     }
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "base/regular.h"
 #include "input/input.h"
 
 #define AR_MAGIC "!<arch>\n"
@@ -256,27 +257,21 @@ static int read_whole(objrt_link *l, const char *path, int fd, size_t size, void
     return 0;
 }
 
-/* Opens an input: a regular, non-empty file. Its descriptor, with its size; or -1 and
- * why not. O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer; fstat
- * refuses it then. */
+/* Opens an input: a regular (regular.h), non-empty file. Its descriptor, with its size; or
+ * -1 and why not. */
 static int open_input(const char *path, size_t *size, const char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) {
-        *why = strerror(errno);
+    uint64_t n;
+    int fd = objrt_open_regular(path, &n, why);
+    if (fd < 0)
+        return -1;
+    if (n == 0 || n > SIZE_MAX) {
+        *why = n ? "too large" : "empty file";
+        close(fd);
         return -1;
     }
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-        *why = "not a regular file";
-    else if (st.st_size <= 0)
-        *why = "empty file";
-    else {
-        *size = (size_t)st.st_size;
-        return fd;
-    }
-    close(fd);
-    return -1;
+    *size = (size_t)n;
+    return fd;
 }
 
 int objrt_input_add_file(objrt_link *l, const char *path)

@@ -14,7 +14,9 @@ expect "layout of an archive with no member" "layout_report of an archive with n
     "names escaped: graph error" \
     "32-bit absolute reference no base satisfies: common relocation format" \
     "32-bit absolute reference against host data: both sites named" \
-    ".preinit_array runs first, in the native order"
+    ".preinit_array runs first, in the native order" \
+    "FIFO as --in is refused" "FIFO as --graph is refused" "FIFO as --params is refused" \
+    "FIFO as a graph --in is refused" "/dev/zero as --params is refused"
 expect_harness "evil names are in the objects (setup)" "printable.py rejects raw names"
 cd "$TMP"
 
@@ -124,3 +126,19 @@ run_to native ./pre_native
 run_to ours $OBJRT run pre.o
 if grep -q "^preinit 1$" native.out; then same ".preinit_array runs first, in the native order" native ours
 else fail ".preinit_array runs first, in the native order: the native program ran no .preinit_array (setup)"; fi
+
+# ---- item 6: the CLI's readers open regular files only (a FIFO blocked them forever) -------
+mkfifo fifo
+sed 's/FUNC/add1/' "$P/graph_data.json" > gk.json
+# refused NAME ARGS...: objrt call exits 125 within 10 s, saying the file is not regular
+refused() {
+    local name=$1 out rc; shift
+    out=$(timeout 10 $OBJRT call ds.o "$@" 2>&1); rc=$?
+    if [ $rc -eq 125 ] && grep -q "not a regular file" <<<"$out"; then pass "$name"
+    else fail "$name: $(status_text $rc): $(oneline "$out")"; fi
+}
+refused "FIFO as --in is refused" -f add1 --in fifo
+refused "FIFO as --graph is refused" --graph fifo
+refused "FIFO as --params is refused" --graph gk.json --params fifo
+refused "FIFO as a graph --in is refused" --graph gk.json --in x=fifo
+refused "/dev/zero as --params is refused" --graph gk.json --params /dev/zero
