@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/escape.h"
+#include "base/fork.h"
 #include "base/context.h"
 
 #define ERR_MIN 1024
@@ -152,3 +153,5 @@ void objrt_errors_release(objrt_ctx *ctx)
     }
     pthread_mutex_unlock(&err_lock);
 }
+
+void objrt_errors_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&err_lock, phase); }

@@ -5,6 +5,7 @@
  * code, on any thread) walks all of them. Its lock nests inside a context's lock.
  */
 #include "base/context.h"
+#include "base/fork.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unit *newest;
@@ -87,3 +88,5 @@ void *objrt_dso_handle_of(const void *pc)
     pthread_mutex_unlock(&lock);
     return dso;
 }
+
+void objrt_registry_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&lock, phase); }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "debug/unitinfo.h"
+#include "base/fork.h"
 #include "input/input.h"
 
 enum { JIT_NOACTION, JIT_REGISTER, JIT_UNREGISTER };
@@ -325,3 +326,5 @@ void objrt_gdbjit_unregister(objrt_unitinfo *ui)
     ui->jit_registered = false;
     pthread_mutex_unlock(&jit_lock);
 }
+
+void objrt_gdbjit_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&jit_lock, phase); }

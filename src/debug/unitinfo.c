@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "debug/unitinfo.h"
+#include "base/fork.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unitinfo *registry;   /* newest first; read without the lock when crashing */
@@ -344,3 +345,5 @@ const char *objrt_unit_name(const objrt_unit *u)
 {
     return u && u->info ? u->info->name : NULL;
 }
+
+void objrt_unitinfo_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&registry_lock, phase); }

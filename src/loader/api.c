@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fork.h"
 #include "loader/pipeline.h"
 #include "finish/finish.h"
 #include "layout/layout.h"
@@ -25,7 +26,9 @@ objrt_ctx *objrt_new(void)
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);  /* constructors may call back */
     int rc = pthread_mutex_init(&ctx->lock, &a);
     pthread_mutexattr_destroy(&a);
-    if (rc) {
+    if (rc || objrt_fork_track(ctx)) {    /* fork(): its lock is taken first (fork.c) */
+        if (!rc)
+            pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return NULL;
     }
@@ -36,6 +39,7 @@ void objrt_free(objrt_ctx *ctx)
 {
     if (!ctx)
         return;
+    objrt_fork_untrack(ctx);
     ctx->closing = true;                            /* no unit's pages are kept now */
     objrt_spares_release(ctx);
     objrt_gdbjit_spare_release(ctx);

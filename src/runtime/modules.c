@@ -505,3 +505,14 @@ void rt_module_forget(objrt_unit *unit)
     }
     free(m);
 }
+
+/* fork(): a load takes this lock in the provider hooks, inside the context's lock, so the
+ * loader's handler (loader/fork.c, registered at the first objrt_new, after this one)
+ * takes the contexts' first; the child makes it anew (base/fork.h). */
+static void fork_prepare(void) { pthread_mutex_lock(&lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void fork_child(void) { pthread_mutex_init(&lock, NULL); }
+__attribute__((constructor)) static void fork_register(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

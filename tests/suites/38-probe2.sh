@@ -16,7 +16,8 @@ expect "layout of an archive with no member" "layout_report of an archive with n
     "32-bit absolute reference against host data: both sites named" \
     ".preinit_array runs first, in the native order" \
     "FIFO as --in is refused" "FIFO as --graph is refused" "FIFO as --params is refused" \
-    "FIFO as a graph --in is refused" "/dev/zero as --params is refused"
+    "FIFO as a graph --in is refused" "/dev/zero as --params is refused" \
+    "fork while another thread loads: 100 children load"
 expect_harness "evil names are in the objects (setup)" "printable.py rejects raw names"
 cd "$TMP"
 
@@ -142,3 +143,11 @@ refused "FIFO as --graph is refused" --graph fifo
 refused "FIFO as --params is refused" --graph gk.json --params fifo
 refused "FIFO as a graph --in is refused" --graph gk.json --in x=fifo
 refused "/dev/zero as --params is refused" --graph gk.json --params /dev/zero
+
+# ---- item 2: fork while another thread is inside objrt_load -----------------------------
+printf 'int answer(void) { return 42; }\n' > answer.c && $GCC -O2 -c answer.c -o answer.o
+if build_prog "fork while another thread loads: 100 children load" fork_load "$P/fork_load.c"; then
+    out=$(timeout 300 ./fork_load answer.o "fork while another thread loads: 100 children load" 2>&1); rc=$?
+    grep -E "^(PASS|FAIL) " <<<"$out" ||
+        fail "fork while another thread loads: 100 children load: $(status_text $rc): $(oneline "$out")"
+fi
