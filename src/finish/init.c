@@ -156,8 +156,12 @@ int objrt_collect_init(objrt_link *l, objrt_unit *u, objrt_fnlist *ctors)
     qsort(a, na, sizeof *a, cmp_arr);
     ctors->fn = malloc((total ? total : 1) * sizeof(uintptr_t));
     u->dtors.fn = malloc((total ? total : 1) * sizeof(uintptr_t));
-    if (!ctors->fn || !u->dtors.fn) {
+    if (!ctors->fn || !u->dtors.fn) {   /* the caller frees neither on failure */
         free(a);
+        free(ctors->fn);
+        free(u->dtors.fn);
+        ctors->fn = NULL;
+        u->dtors.fn = NULL;
         return objrt_fail(l->ctx, "out of memory");
     }
     build_array(ctors, a, na, GROUP_PREINIT);  /* as an executable: before .init_array */

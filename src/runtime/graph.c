@@ -178,7 +178,31 @@ static int parse_entries(objrt_graph *g, json_t *root)
     return 0;
 }
 
-/* One block per storage id, as large as its largest entry; entries view their block. */
+/* The most graph storage a graph may ask for: OBJRT_GRAPH_MAX_BYTES, default 1 GiB (a
+ * graph's JSON states its sizes in a few bytes; nothing else justifies them). */
+#define GRAPH_MAX_BYTES_DEFAULT ((uint64_t)1 << 30)
+static uint64_t storage_cap(void)
+{
+    const char *s = getenv("OBJRT_GRAPH_MAX_BYTES");
+    char *end;
+    unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
+    return v && *end == '\0' ? (uint64_t)v : GRAPH_MAX_BYTES_DEFAULT;
+}
+
+typedef struct { char s[160]; } shape_buf;
+static shape_buf shape_text(const DLTensor *t)
+{
+    shape_buf b;
+    size_t n = (size_t)snprintf(b.s, sizeof b.s, "[");
+    for (int d = 0; d < t->ndim && n < sizeof b.s; d++)
+        n += (size_t)snprintf(b.s + n, sizeof b.s - n, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+    if (n < sizeof b.s)
+        snprintf(b.s + n, sizeof b.s - n, "]");
+    return b;
+}
+
+/* One block per storage id, as large as its largest entry; entries view their block.
+ * Called last, once everything else of the graph is validated. */
 static int alloc_storage(objrt_graph *g)
 {
     int64_t *size = calloc((size_t)g->nstorage + 1, sizeof *size);
@@ -191,14 +215,29 @@ static int alloc_storage(objrt_graph *g)
         if (n > size[g->entries[e].storage])
             size[g->entries[e].storage] = n;
     }
-    /* a graph declares its sizes: refuse one that cannot fit rather than ask for it */
+    /* a graph declares its sizes: refuse one that cannot fit, or that is past the cap,
+       rather than ask for it (the storage is zeroed, so every byte asked for is committed) */
     uint64_t total = 0, ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    for (int s = 0; s < g->nstorage; s++)
+    uint64_t cap = storage_cap();
+    int big = 0;
+    for (int s = 0; s < g->nstorage; s++) {
         total = total + (uint64_t)size[s] < total ? UINT64_MAX : total + (uint64_t)size[s];
-    if (total > ram) {
+        big = size[s] > size[big] ? s : big;
+    }
+    if (total > ram || total > cap) {
+        int e = 0;                      /* the largest entry of the largest block, by name */
+        for (int i = 0; i < g->nentries; i++)
+            if (g->entries[i].storage == big &&
+                objrt_tensor_nbytes(&g->entries[i].t) == size[big])
+                e = i;
+        gerr("the graph's storage needs %llu bytes (storage %d: %lld bytes, entry %d of "
+             "shape %s), more than %s (%llu bytes)%s", (unsigned long long)total, big,
+             (long long)size[big], e, shape_text(&g->entries[e].t).s,
+             total > ram ? "the machine's memory" : "OBJRT_GRAPH_MAX_BYTES",
+             (unsigned long long)(total > ram ? ram : cap),
+             total > ram ? "" : ": set OBJRT_GRAPH_MAX_BYTES higher if the model needs it");
         free(size);
-        return gerr("the graph's storage needs %llu bytes, more than the machine's memory "
-                    "(%llu)", (unsigned long long)total, (unsigned long long)ram);
+        return -1;
     }
     for (int s = 0; s < g->nstorage; s++) {
         int64_t n = size[s];
@@ -270,7 +309,7 @@ static int parse_graph(objrt_graph *g, json_t *root, TVMModuleHandle mod)
     g->nnodes = (int)json_array_size(nodes);
     if (!(g->nodes = calloc((size_t)g->nnodes, sizeof *g->nodes)))
         return gerr("out of memory");
-    if (parse_rows(g, root, nodes) != 0 || parse_entries(g, root) != 0 || alloc_storage(g) != 0)
+    if (parse_rows(g, root, nodes) != 0 || parse_entries(g, root) != 0)
         return -1;
     for (int i = 0; i < g->nnodes; i++) {
         json_t *node = json_array_get(nodes, (size_t)i), *op = json_object_get(node, "op");
@@ -291,7 +330,7 @@ static int parse_graph(objrt_graph *g, json_t *root, TVMModuleHandle mod)
     for (int h = 0; h < g->nheads; h++)
         if (entry_ref(g, json_array_get(heads, (size_t)h), g->nnodes, &g->heads[h]) != 0)
             return gerr("heads[%d] does not name a node output", h);
-    return 0;
+    return alloc_storage(g);            /* last: what the whole graph justifies */
 }
 
 /* Params a module links in (relay.build with link-params): as TVM's graph executor does,

@@ -82,9 +82,32 @@ static int define(objrt_link *l, objrt_gsym *g, objrt_obj *o, uint32_t i)
 }
 
 /* Enter one object's global symbols: definitions and references. */
+/* An indirect function (STT_GNU_IFUNC) defined by the unit is refused: a static link runs
+ * its resolver at startup and binds every reference to what it returns (IRELATIVE), which
+ * objrt does not do; binding to the resolver itself would call the wrong code. Local ones
+ * too (a static ifunc, or a target_clones dispatcher). */
+static int refuse_ifunc(objrt_link *l, const objrt_obj *o)
+{
+    for (size_t i = 1; i < o->nsyms; i++) {
+        const Elf64_Sym *s = &o->syms[i];
+        uint32_t shndx;
+        if (ELF64_ST_TYPE(s->st_info) != STT_GNU_IFUNC ||
+            (shndx = objrt_sym_shndx(o, i)) == SEC_UNDEF || objrt_sec_dropped(o, shndx))
+            continue;
+        return objrt_fail(l->ctx, "%s: section %s: symbol '%s' is an indirect function "
+                          "(STT_GNU_IFUNC, __attribute__((ifunc)) or target_clones): objrt "
+                          "does not run ifunc resolvers; build it without them, or take the "
+                          "function from a shared library (-l)", o->name,
+                          objrt_sec_name(o, shndx), objrt_sym_name(o, i));
+    }
+    return 0;
+}
+
 static int enter_object(objrt_link *l, objrt_obj *o)
 {
     size_t n = o->nsyms - o->first_global;
+    if (refuse_ifunc(l, o))
+        return -1;
     o->gsym = malloc((n ? n : 1) * sizeof *o->gsym);
     if (!o->gsym)
         return objrt_fail(l->ctx, "out of memory");

@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:?usage: build.sh OUTDIR}
 TARGETS="fuzz_load fuzz_link fuzz_unwind fuzz_runtime fuzz_elf"
 mkdir -p "$OUT/corpus" "$OUT/corpus-link" "$OUT/lib"
+rm -f "$OUT"/lib/*.o        # objects of files since moved or removed would join the archive
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 $SAN -I$ROOT/include -I$ROOT/src -I$ROOT/tests/fuzz -D_GNU_SOURCE -std=c11"
 for src in $(ls "$ROOT"/src/*/*.c | grep -v "/src/cli/"); do

@@ -17,7 +17,12 @@ expect "layout of an archive with no member" "layout_report of an archive with n
     ".preinit_array runs first, in the native order" \
     "FIFO as --in is refused" "FIFO as --graph is refused" "FIFO as --params is refused" \
     "FIFO as a graph --in is refused" "/dev/zero as --params is refused" \
-    "fork while another thread loads: 100 children load"
+    "fork while another thread loads: 100 children load" \
+    "graph of 2 GiB storage refused before allocating" \
+    "graph storage allocated only after the nodes are validated" \
+    "OBJRT_GRAPH_MAX_BYTES lowers the cap" "OBJRT_GRAPH_MAX_BYTES raises the cap" \
+    "fault sweep: each allocation and mapping of a link fails in turn" \
+    "an ifunc defined in the unit is refused by name"
 expect_harness "evil names are in the objects (setup)" "printable.py rejects raw names"
 cd "$TMP"
 
@@ -151,3 +156,47 @@ if build_prog "fork while another thread loads: 100 children load" fork_load "$P
     grep -E "^(PASS|FAIL) " <<<"$out" ||
         fail "fork while another thread loads: 100 children load: $(status_text $rc): $(oneline "$out")"
 fi
+
+# ---- item 7: graph storage bounded before anything is allocated --------------------------
+# bounded NAME STATUS PATTERN ENV...: objrt call ds.o --graph g.json (under ENV) exits with
+# STATUS printing PATTERN, its resident set below 64 MiB (the bomb asks for 2 GiB, committed
+# by zero-filling)
+bounded() {
+    local name=$1 want=$2 pat=$3 r; shift 3
+    r=$(env "$@" $PY "$P/maxrss.py" out.txt $OBJRT call ds.o --graph g.json)
+    if [ "${r% *}" = "$want" ] && [ "${r#* }" -lt 65536 ] && grep -Eq "$pat" out.txt; then pass "$name"
+    else fail "$name: exit ${r% *}, max RSS ${r#* } KiB: $(oneline "$(cat out.txt)")"; fi
+}
+sed 's/"func_name": "add1"/"func_name": "add1"/' "$P/graph_bomb.json" > g.json
+bounded "graph of 2 GiB storage refused before allocating" 125 \
+    "storage needs 2147483664 bytes \(storage 1: 2147483648 bytes, entry 1 of shape \[1, 536870912\]\), more than OBJRT_GRAPH_MAX_BYTES" X=1
+sed 's/"func_name": "add1"/"func_name": "no_such_kernel"/' "$P/graph_bomb.json" > g.json
+bounded "graph storage allocated only after the nodes are validated" 127 \
+    "function 'no_such_kernel' is not in the module" OBJRT_GRAPH_MAX_BYTES=4294967296
+sed 's/536870912/4/' "$P/graph_bomb.json" > g.json
+bounded "OBJRT_GRAPH_MAX_BYTES lowers the cap" 125 "more than OBJRT_GRAPH_MAX_BYTES \(16 bytes\)" \
+    OBJRT_GRAPH_MAX_BYTES=16
+$PY -c "import numpy as np; np.save('x.npy', np.zeros((1, 4), np.float32))"
+out=$(OBJRT_GRAPH_MAX_BYTES=32 $OBJRT call ds.o --graph g.json --in x=x.npy -o . 2>&1) &&
+    pass "OBJRT_GRAPH_MAX_BYTES raises the cap" ||
+    fail "OBJRT_GRAPH_MAX_BYTES raises the cap: a 32-byte graph under a 32-byte cap: $(oneline "$out")"
+
+# ---- item 5: the fault sweep (every allocation and mapping of a real link fails in turn) ---
+# Under asan the leak checker is on: a block a failed load leaves behind fails the case.
+$GCC -O2 -c "$P/fault_main.c" -o fm.o && $GCC -O2 -c "$P/fault_lib.c" -o fl.o && ar rcs fl.a fl.o
+W=-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=posix_memalign,--wrap=mmap
+if build_prog "fault sweep: each allocation and mapping of a link fails in turn" faults "$P/faults.c" -- "$W"; then
+    out=$(ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" timeout 300 ./faults \
+          "fault sweep: each allocation and mapping of a link fails in turn" fm.o fl.a 2>&1); rc=$?
+    if [ $rc -eq 0 ]; then grep -E "^PASS " <<<"$out"
+    else fail "fault sweep: each allocation and mapping of a link fails in turn: $(status_text $rc): $(grep -m 4 -E '^FAIL|ERROR|SUMMARY|#[12] ' <<<"$out" | tr '\n' ' ')"; fi
+fi
+
+# ---- item 1: an indirect function defined by the unit is refused, never bound to its resolver
+$GCC -O2 -c "$P/ifunc.c" -o ifunc.o && $GCC ifunc.o -o ifunc_native
+./ifunc_native; native=$?
+out=$($OBJRT run ifunc.o 2>&1); rc=$?
+if [ $native -ne 42 ]; then fail "an ifunc defined in the unit is refused by name: the native program returned $native, not 42 (setup)"
+elif [ $rc -eq 125 ] && grep -q "^objrt: ifunc\.o: section \.text: symbol 'answer' is an indirect function (STT_GNU_IFUNC" <<<"$out"; then
+    pass "an ifunc defined in the unit is refused by name"
+else fail "an ifunc defined in the unit is refused by name: exit $rc (native 42): $(oneline "$out")"; fi

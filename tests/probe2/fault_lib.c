@@ -1,0 +1,2 @@
+/* An archive member of the fault sweep (fault_main.c). */
+int helper(void) { return 2; }
