@@ -17,6 +17,7 @@ expect "layout of an archive with no member" "layout_report of an archive with n
     ".preinit_array runs first, in the native order" \
     "FIFO as --in is refused" "FIFO as --graph is refused" "FIFO as --params is refused" \
     "FIFO as a graph --in is refused" "/dev/zero as --params is refused" \
+    "FIFO as an .npz --in is refused" "FIFO as an export_library tar is refused" \
     "fork while another thread loads: 100 children load" \
     "graph of 2 GiB storage refused before allocating" \
     "graph storage allocated only after the nodes are validated" \
@@ -148,6 +149,11 @@ refused "FIFO as --graph is refused" --graph fifo
 refused "FIFO as --params is refused" --graph gk.json --params fifo
 refused "FIFO as a graph --in is refused" --graph gk.json --in x=fifo
 refused "/dev/zero as --params is refused" --graph gk.json --params /dev/zero
+mkfifo fifo.npz fifo.tar
+refused "FIFO as an .npz --in is refused" -f add1 --in fifo.npz
+out=$(timeout 10 $OBJRT call fifo.tar -f add1 2>&1); rc=$?
+[ $rc -eq 125 ] && grep -q "not a regular file" <<<"$out" && pass "FIFO as an export_library tar is refused" ||
+    fail "FIFO as an export_library tar is refused: $(status_text $rc): $(oneline "$out")"
 
 # ---- item 2: fork while another thread is inside objrt_load -----------------------------
 printf 'int answer(void) { return 42; }\n' > answer.c && $GCC -O2 -c answer.c -o answer.o
