@@ -169,7 +169,9 @@ int64_t objrt_tensor_nbytes(const DLTensor *t);
  * Raw pointers carry no shape: the caller must pass tensors of the sizes the model was
  * compiled for. Returns the entry's result (0 on success), or -1 with the last error set
  * when the entry is missing or an argument is NULL; on a nonzero result the last error is
- * the kernel's. Entries taking workspace-pool or device structs are not supported. */
+ * the kernel's. Entries taking workspace-pool or device structs are not supported. A
+ * TVM 0.8 unit's tvmgen_<name>_run (packed; the unit defines tvmgen_<name>_run_model and
+ * no tvmgen_<name>___tvm_main__) is refused with -1 rather than miscalled. */
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
                   DLTensor *const *outputs, int noutputs);
 

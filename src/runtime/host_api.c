@@ -1,5 +1,6 @@
 /* host_api.c - the host side of TVM's C runtime API (c_runtime_api.h): CPU tensors,
  * global functions, module lookups, and AOT entry points (TVM's "unpacked" C interface). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "modules.h"
@@ -233,6 +234,23 @@ static int aot_result(const char *name, int rc)
     return rc;
 }
 
+/* TVM 0.8's tvmgen_<n>_run is packed: called with two struct pointers it would read data
+ * as DLTensors and return 0 with nothing computed. A unit defining tvmgen_<n>_run_model
+ * (0.8) and no tvmgen_<n>___tvm_main__ (>= 0.9) is that release: refused with the choices. */
+static int is_v08_run(objrt_unit *unit, const char *name)
+{
+    size_t n = strlen(name);
+    char other[512];
+    if (strncmp(name, "tvmgen_", 7) != 0 || n <= 11 || strcmp(name + n - 4, "_run") != 0 ||
+        n + 16 >= sizeof other)
+        return 0;
+    snprintf(other, sizeof other, "%.*s___tvm_main__", (int)(n - 4), name);
+    if (objrt_unit_sym(unit, other))
+        return 0;
+    snprintf(other, sizeof other, "%s_model", name);
+    return objrt_unit_sym(unit, other) != NULL;
+}
+
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
                   DLTensor *const *outputs, int noutputs)
 {
@@ -241,6 +259,13 @@ int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, i
     int rc;
     if (!f)
         return -1;
+    if (is_v08_run(unit, name)) {
+        objrt_set_last_error("objrt_aot_run: '%s' is TVM 0.8's packed entry (the unit defines "
+                             "%s_model, not the >= 0.9 struct interface): call it with "
+                             "TVMFuncCall on DLTensors, or objrt_aot_run_unpacked on %s_model",
+                             name, name, name);
+        return -1;
+    }
     /* each struct is one void * per tensor: an array of pointers has the same layout */
     if (!(ptrs = calloc((size_t)ninputs + (size_t)noutputs + 1, sizeof *ptrs))) {
         objrt_set_last_error("objrt_aot_run: out of memory");

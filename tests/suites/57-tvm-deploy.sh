@@ -20,6 +20,7 @@ export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
 expect math-libm-by-default math-native-link \
     outdir-created-mkdir-p outdir-not-a-directory-before-running outdir-under-a-file
 expect_harness math-libm-by-default-wrong-reference-detected
+expect aot08-capi-run-refused aot08-capi-run-model-unpacked
 expect aot08-native-packed aot08-native-run-model aot08-packed-run-by-unit aot08-run-model-unpacked \
     aot08-unpacked-flag aot-ambiguous-refused-naming-choices aot-ambiguous-packed-flag-runs
 expect_harness aot08-packed-run-by-unit-wrong-reference-detected \
@@ -265,6 +266,15 @@ if [ "$TARGET:$SAN" = x86_64: ]; then
     tail -n 1 <<<"$out" | grep -q '^tvm demo: all results correct$' && pass examples-tvm-demo \
         || fail "examples-tvm-demo: $(oneline "$out")"
 fi
+
+# --- item 1 in the C API: objrt_aot_run refuses 0.8's packed run; _unpacked calls run_model
+if build_prog aot-host-build "$TMP/aot_host" "$S/aot_host.c"; then
+    out=$($RUN "$TMP/aot_host" "$TMP/aot08.o" 2>&1)
+    grep -q "^refused: objrt_aot_run: 'tvmgen_default_run' is TVM 0.8's packed entry" <<<"$out" \
+        && pass aot08-capi-run-refused || fail "aot08-capi-run-refused: $(oneline "$out")"
+    grep -q "^ok$" <<<"$out" && pass aot08-capi-run-model-unpacked || fail "aot08-capi-run-model-unpacked: $(oneline "$out")"
+fi
+# (objrt_aot_run on the >= 0.9 shape: 55-tvm-host's capi-aot cases)
 
 # --- a fatal signal in a kernel: objrt run's report, and the signal's status
 if [ -z "$SAN" ]; then
