@@ -7,7 +7,7 @@
 #       tests/fuzz/regressions/ (fuzz_load) or tests/fuzz/regressions/<target>/ so that
 #       `make check` replays it (suites 30-robustness and 32-fuzz).
 FUZZ_TIME    ?= 60
-FUZZ_TARGETS ?= fuzz_load fuzz_link fuzz_unwind fuzz_runtime fuzz_elf
+FUZZ_TARGETS ?= fuzz_load fuzz_link fuzz_unwind fuzz_runtime fuzz_elf fuzz_readers
 
 fuzz:
 	@mkdir -p $(BUILD)/tests/fuzz
