@@ -7,18 +7,39 @@
 #   speed     a numba kernel (mandelbrot) and a reduction, per call
 #   mapped    objrt only: MAPPED_N jitted functions kept: bytes mapped per small unit vs its
 #             content, small units sharing pages (the Python default) and not (OBJRT_PACK=0)
+# Then the same with Debian 13's numba 0.61 in the root scripts/numba-root.sh trixie builds
+# (chroot; BENCH_PY_ROOT=trixie runs only that, BENCH_PY_ROOT=host only the host's numba).
 # Env: ROUNDS (default 3), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1), MAPPED_N (1000).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 [ "$(uname -m)" = x86_64 ] || { echo "bench/python: x86_64 only (no Python for other targets here)"; exit 0; }
+if [ -z "${BENCH_PY_ROOT:-}" ]; then
+    BENCH_PY_ROOT=host bash "$0" "$BUILD" || exit 1
+    echo
+    BENCH_PY_ROOT=trixie exec bash "$0" "$BUILD"
+fi
 export OBJRT_LIBRARY=$BUILD/libobjrt.so PYTHONPATH=$ROOT/python
 PY=/usr/bin/python3
+BENCH=$ROOT/bench/python/numba_bench.py
+pyrun() { "$PY" "$@"; }
+if [ "$BENCH_PY_ROOT" = trixie ]; then
+    # The checkout's package, the benchmark and the library copied into the root (no mounts).
+    R=$(bash "$ROOT/scripts/numba-root.sh" trixie) || { echo "bench/python: no trixie root" >&2; exit 1; }
+    W=$(mktemp -d "$R/tmp/objrt-bench-src.XXXXXX"); W=${W#"$R"}
+    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
+    BENCH=$W/numba_bench.py
+    # /proc (RSS) mounted in a mount namespace of the run's own: gone when it ends.
+    pyrun() { unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$R" \
+        env PYTHONPATH="$W/python" OBJRT_LIBRARY="$W/libobjrt.so" \
+        ${OBJRT_PACK:+OBJRT_PACK=$OBJRT_PACK} python3 "$@"; }
+fi
 ROUNDS=${ROUNDS:-3}; COMPILE_N=${COMPILE_N:-200}; MEMORY_N=${MEMORY_N:-1000}
 MEMORY_ROUNDS=${MEMORY_ROUNDS:-1}; MAPPED_N=${MAPPED_N:-1000}
 OUT=$(mktemp -d /tmp/objrt-bench-python.XXXXXX)
-trap 'rm -rf "$OUT"' EXIT
+trap 'rm -rf "$OUT" ${W:+"$R$W"}' EXIT
+NUMBA_VERSION=$(pyrun -c 'import numba, llvmlite; print(numba.__version__, "/ llvmlite", llvmlite.__version__)')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
@@ -26,26 +47,26 @@ run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
     for r in $(seq "$rounds"); do
         if [ $((r % 2)) -eq 1 ]; then order="objrt mcjit"; else order="mcjit objrt"; fi
         for jit in $order; do
-            "$PY" "$ROOT/bench/python/numba_bench.py" "$jit" "$what" "$n" >>"$OUT/$what.jsonl" 2>"$OUT/err" \
+            pyrun "$BENCH" "$jit" "$what" "$n" >>"$OUT/$what.jsonl" 2>"$OUT/err" \
                 || { echo "bench/python: $jit $what failed: $(tail -n 2 "$OUT/err")" >&2; return 1; }
         done
     done
 }
 run compile "$COMPILE_N" "$ROUNDS" && run speed 0 "$ROUNDS" && run memory "$MEMORY_N" "$MEMORY_ROUNDS" || exit 1
 for pack in 1 0; do
-    OBJRT_PACK=$pack "$PY" "$ROOT/bench/python/numba_bench.py" objrt mapped "$MAPPED_N" >"$OUT/mapped$pack.json" 2>"$OUT/err" \
+    OBJRT_PACK=$pack pyrun "$BENCH" objrt mapped "$MAPPED_N" >"$OUT/mapped$pack.json" 2>"$OUT/err" \
         || { echo "bench/python: objrt mapped (OBJRT_PACK=$pack) failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
 done
 
-"$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" <<'PYEOF'
+"$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" "$NUMBA_VERSION" <<'PYEOF'
 import json, statistics, sys
-out, load0, load1, cn, mn = sys.argv[1:6]
+out, load0, load1, cn, mn, version = sys.argv[1:7]
 def rows(what):
     return [json.loads(l) for l in open("%s/%s.jsonl" % (out, what))]
 def med(what, jit, key):
     return statistics.median(r[key] for r in rows(what) if r["jit"] == jit)
 print("numba %s on objrt vs MCJIT (median of fresh processes, load average %s at start, %s at end)"
-      % (__import__("numba").__version__, load0, load1))
+      % (version, load0, load1))
 print("| measurement | objrt | MCJIT | objrt/MCJIT |")
 print("|---|---|---|---|")
 for what, key, label, unit in (("compile", "ms", "compile + first call of %s functions, wall" % cn, "ms"),
