@@ -36,7 +36,7 @@ SONAME  := libobjrt.so.$(firstword $(subst ., ,$(VERSION)))
 # folders before it in this list).
 LOADER_DIRS := base arch input symbols sites layout debug finish loader
 LOADER_SRC  := $(foreach d,$(LOADER_DIRS),$(wildcard src/$d/*.c))
-RUNTIME_SRC := $(wildcard src/runtime/*.c)
+RUNTIME_SRC := $(wildcard src/runtime/*.c src/tvm_ffi/*.c)
 LIB_SRC     := $(LOADER_SRC) $(RUNTIME_SRC)
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LOADER_OBJ  := $(LOADER_SRC:%.c=$(BUILD)/obj/%.o)
@@ -66,7 +66,8 @@ endif
 # nothing of the loader names it; as an archive member of its own a static link would
 # leave it out. In libobjrt.a it travels with the public entry points (api.c), which
 # every host links: one relocatable object of both (-r). The .so holds every object.
-PACKED_OBJ := $(BUILD)/obj/src/loader/api.o $(BUILD)/obj/src/runtime/loader_hooks.o
+PACKED_OBJ := $(BUILD)/obj/src/loader/api.o $(BUILD)/obj/src/runtime/loader_hooks.o \
+              $(BUILD)/obj/src/tvm_ffi/ffi_provider.o
 $(BUILD)/obj/api+runtime.o: $(PACKED_OBJ)
 	$(CC) -r -nostdlib -o $@ $^
 

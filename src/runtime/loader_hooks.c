@@ -6,7 +6,6 @@
 #include "base/provider.h"
 #include "finish/unit.h"
 #include "modules.h"
-#include "ffi_internal.h"
 
 #define ENTRY(f) {#f, (void *)f}
 static const struct { const char *name; void *addr; } exported[] = {
@@ -39,8 +38,6 @@ static void *rt_lookup(const char *name)
 {
     if (strncmp(name, "TVM", 3) != 0 && strncmp(name, "objrt_", 6) != 0)
         return NULL;
-    if (strncmp(name, "TVMFFI", 6) == 0)
-        return rt_ffi_lookup(name);
     for (size_t i = 0; i < sizeof exported / sizeof exported[0]; i++)
         if (strcmp(name, exported[i].name) == 0)
             return exported[i].addr;
@@ -62,11 +59,6 @@ static int rt_before_init(objrt_unit *unit, char *err, size_t errlen)
     }
     if (ctx)
         *(void **)ctx = m;
-    /* a TVM-FFI unit (ffi_env.c): its slots after these, so a host's registration wins */
-    if (rt_ffi_before_init(unit, err, errlen) < 0) {
-        rt_module_forget(unit);
-        return -1;
-    }
     return 0;
 }
 
@@ -78,15 +70,12 @@ static int rt_after_init(objrt_unit *unit, char *err, size_t errlen)
         return -1;
     }
     rt_module *m = rt_module_close_init(unit);
-    if (m && rt_module_publish(m, err, errlen) != 0)
-        return -1;
-    return rt_ffi_after_init(unit, m ? m->syms : NULL, err, errlen);
+    return m ? rt_module_publish(m, err, errlen) : 0;
 }
 
 static void rt_unload(objrt_unit *unit)
 {
     rt_module_forget(unit);
-    rt_ffi_unload(unit);
 }
 
 static const objrt_provider runtime = {
@@ -99,8 +88,13 @@ static const objrt_provider runtime = {
     .unload = rt_unload,
 };
 
+void rt_register_provider(void)
+{
+    objrt_provider_register(&runtime);
+}
+
 /* Before main (or at dlopen of libobjrt.so): the first load already sees the runtime. */
 __attribute__((constructor)) static void rt_register(void)
 {
-    objrt_provider_register(&runtime);
+    rt_register_provider();
 }

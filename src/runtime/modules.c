@@ -477,6 +477,14 @@ int rt_module_publish(rt_module *m, char *err, size_t errlen)
     return rc;
 }
 
+const rt_sym *rt_module_syms(objrt_unit *unit)
+{
+    pthread_mutex_lock(&lock);
+    rt_module *m = find_unit_locked(unit);
+    pthread_mutex_unlock(&lock);
+    return m ? m->syms : NULL;
+}
+
 void rt_module_forget(objrt_unit *unit)
 {
     rt_module **pp, *m = NULL;

@@ -57,9 +57,17 @@ const char *rt_module_main_name(rt_module *m);
  * the module being initialised; 0 (also for a unit without one), or -1 with `err` set. */
 int rt_crt_register(objrt_unit *unit, char *err, size_t errlen);
 
+/* The TVMBackendRegisterSystemLibSymbol registrations of unit's module (NULL: none): for
+ * a provider above the runtime (tvm_ffi/), after the unit's constructors made them. */
+const rt_sym *rt_module_syms(objrt_unit *unit);
+/* loader_hooks.c: register the runtime as a provider of the loader (base/provider.h), once;
+ * a provider that must come after the runtime calls it before registering itself. */
+void rt_register_provider(void);
+
 #pragma GCC visibility pop
 /* TVMBackendGetFuncFromEnv asks env_lookup first, when set: 1 with the result in *rc when
- * mod is its module, else 0. ffi_env.c sets it at start-up (modules.c names nothing of it). */
+ * mod is its module, else 0. tvm_ffi/ffi_env.c sets it at start-up (modules.c names nothing
+ * of it). */
 typedef int (*rt_env_lookup_fn)(void *mod, const char *name, void **out, int *rc);
 void rt_modules_env_lookup(rt_env_lookup_fn fn);
 

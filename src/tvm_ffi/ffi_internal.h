@@ -1,11 +1,12 @@
-/* ffi_internal.h - shared internals of the TVM-FFI part of the runtime (ffi_object.c, the
- * object/function/error core; ffi_env.c, modules, globals and what a load does). */
+/* ffi_internal.h - shared internals of TVM-FFI (ffi_object.c, the object/function/error
+ * core; ffi_env.c, modules, globals and what a load does; ffi_provider.c, how the loader
+ * reaches them). It stands on the kernel runtime (runtime/), which names nothing of it. */
 #ifndef OBJRT_FFI_INTERNAL_H
 #define OBJRT_FFI_INTERNAL_H
 
 #include <stdbool.h>
 #include "objrt/tvm_ffi.h"
-#include "modules.h"
+#include "runtime/modules.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -32,7 +33,7 @@ TVMFFIObjectHandle ffi_function_of(TVMFFISafeCallType fn);
 /* A string argument (RawStr, SmallStr, Str) as a NUL-terminated copy in buf, or NULL. */
 const char *ffi_arg_str(const TVMFFIAny *a, char *buf, size_t len);
 
-/* ffi_env.c: the loader's side (called from loader_hooks.c). */
+/* ffi_env.c: the loader's side (the hooks ffi_provider.c registers). */
 void *rt_ffi_lookup(const char *name);
 int rt_ffi_before_init(objrt_unit *unit, char *err, size_t errlen);
 /* old: the unit's TVMBackendRegisterSystemLibSymbol registrations (TVM 0.21 makes them). */
