@@ -93,9 +93,12 @@ $(BUILD)/libobjrt.so: $(BUILD)/libobjrt.so.$(VERSION)
 	ln -sf libobjrt.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf libobjrt.so.$(VERSION) $@
 
-# -rdynamic: loaded code may call back into the CLI's own exported helpers.
+# -rdynamic: loaded code may call back into the CLI's own exported helpers. zlib (the .npz
+# reader) is linked in statically and not exported: a unit's undefined deflate() must stay
+# undefined, not bind to whatever the command itself happens to use.
 $(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a $(LDLIBS) -lz
+	$(CC) $(LDFLAGS) -rdynamic -Wl,--exclude-libs,libz.a -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a \
+	    $(LDLIBS) -Wl,-Bstatic -lz -Wl,-Bdynamic
 
 # LIBDIR: where the libraries and objrt.pc go, e.g. LIBDIR=$(PREFIX)/lib/x86_64-linux-gnu
 # for a Debian multiarch layout. Every public function gets a man page: objrt.3 for
