@@ -50,6 +50,8 @@ struct objrt_unit {
     int tls_fd;                 /* the module's memfd, open while it is loaded */
     void *export_module;        /* objrt_unit_export(): the unit's symbols, RTLD_GLOBAL */
     int export_fd;
+    struct objrt_namedef *namedefs; /* unitindex.c: its names in the context's index */
+    size_t ndependants;         /* deps.c: later units bound to this one */
 };
 
 /* ---- reservations of unloaded units, kept for the next load (place.c) ---- */
@@ -84,10 +86,17 @@ struct objrt_ctx {
     size_t nhost_addr, caphost_addr;
     unsigned long long host_adds, host_subs;
     bool closing;               /* objrt_free: unloads return memory at once */
+    /* unitindex.c: the loaded units' names (newest definition first) and address ranges */
+    struct objrt_namedef **name_buckets;
+    size_t name_cap, name_count;
+    objrt_unit **pending;       /* loaded, names not yet in the index (oldest first) */
+    size_t npending, cappending;
+    struct objrt_range *ranges;
+    size_t nranges, capranges;
 };
 
 /* ---- the loaded units of the process (registry.c) ---- */
-void objrt_registry_add(objrt_unit *u);
+int objrt_registry_add(objrt_unit *u);         /* 0, or -1 when out of memory */
 void objrt_registry_remove(objrt_unit *u);
 /* ctx's units, newest first: the one after `after` (NULL: the newest), or NULL. */
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
@@ -95,6 +104,20 @@ bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
 void *objrt_unit_lookup(const objrt_unit *u, const char *name);
 void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
 void *objrt_dso_handle_of(const void *pc);
+
+/* ---- the context's indexes of its units (unitindex.c), kept by registry.c ---- */
+typedef struct objrt_namedef objrt_namedef;
+typedef struct objrt_range {    /* [lo, lo + size) belongs to unit */
+    uint64_t lo, size;
+    objrt_unit *unit;
+} objrt_range;
+int objrt_index_add(objrt_unit *u);
+void objrt_index_remove(objrt_unit *u);
+void objrt_index_free(objrt_ctx *ctx);
+/* The newest of ctx's units defining key (its address), or NULL: objrt_units_lookup. */
+void *objrt_index_lookup(objrt_ctx *ctx, const objrt_strkey *key);
+/* The unit of ctx holding addr (objrt_unit_holds), or NULL. */
+objrt_unit *objrt_index_holding(const objrt_ctx *ctx, uint64_t addr);
 
 /* Does u hold addr: its reservation, or for a packed unit one of its own chunks? */
 static inline bool objrt_unit_holds(const objrt_unit *u, uint64_t addr)

@@ -1,8 +1,9 @@
 /*
  * registry.c - the one list of loaded units, process-wide, newest first.
  *
- * A context's lookups walk its own units in it; objrt_dso_handle_of() (atexit from loaded
- * code, on any thread) walks all of them. Its lock nests inside a context's lock.
+ * A context's lookups go through its own indexes (unitindex.c), which add and remove keep
+ * in step; objrt_dso_handle_of() (atexit from loaded code, on any thread) walks all units.
+ * Its lock nests inside a context's lock.
  */
 #include "base/context.h"
 #include "base/fork.h"
@@ -10,8 +11,10 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unit *newest;
 
-void objrt_registry_add(objrt_unit *u)
+int objrt_registry_add(objrt_unit *u)
 {
+    if (objrt_index_add(u))
+        return -1;
     pthread_mutex_lock(&lock);
     u->prev = NULL;
     u->next = newest;
@@ -19,6 +22,7 @@ void objrt_registry_add(objrt_unit *u)
         newest->prev = u;
     newest = u;
     pthread_mutex_unlock(&lock);
+    return 0;
 }
 
 void objrt_registry_remove(objrt_unit *u)
@@ -32,6 +36,7 @@ void objrt_registry_remove(objrt_unit *u)
         u->next->prev = u->prev;
     u->prev = u->next = NULL;
     pthread_mutex_unlock(&lock);
+    objrt_index_remove(u);
 }
 
 /* Is u loaded now? Compares the pointer only, so a unit already unloaded (objrt_unload
@@ -62,19 +67,11 @@ void *objrt_unit_lookup(const objrt_unit *u, const char *name)
     return i == OBJRT_NONE ? NULL : (void *)(uintptr_t)u->addrs[i];
 }
 
-/* The name is hashed once for all the context's units (a JIT session keeps many loaded),
- * not once per unit's table. */
+/* One probe of the context's name index (unitindex.c), whatever the number of units: a
+ * JIT session keeps many loaded. Called with ctx's lock held, as the index changes. */
 void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name)
 {
-    void *p = NULL;
-    pthread_mutex_lock(&lock);
-    for (const objrt_unit *u = newest; u && !p; u = u->next) {
-        uint32_t i = u->ctx == ctx ? objrt_strmap_find(&u->syms, name) : OBJRT_NONE;
-        if (i != OBJRT_NONE)
-            p = (void *)(uintptr_t)u->addrs[i];
-    }
-    pthread_mutex_unlock(&lock);
-    return p;
+    return objrt_index_lookup(ctx, name);
 }
 
 /* The DSO handle (reservation base) of the unit containing pc, or NULL for the host. */

@@ -9,21 +9,13 @@
 
 #include "debug/unitinfo.h"
 
-static objrt_unit *unit_holding(objrt_ctx *ctx, uint64_t addr)
-{
-    for (objrt_unit *u = objrt_registry_next(ctx, NULL); u; u = objrt_registry_next(ctx, u))
-        if (objrt_unit_holds(u, addr))
-            return u;
-    return NULL;
-}
-
 int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
 {
     if (!objrt_registry_next(l->ctx, NULL))
         return 0;                       /* the context's only unit: bound to none */
     for (size_t g = 0; g < l->ngsyms; g++) {
         const objrt_gsym *s = &l->gsyms[g];
-        objrt_unit *dep = s->state == G_EXTERNAL && s->addr ? unit_holding(l->ctx, s->addr) : NULL;
+        objrt_unit *dep = s->state == G_EXTERNAL && s->addr ? objrt_index_holding(l->ctx, s->addr) : NULL;
         if (!dep || !dep->info)
             continue;
         size_t i = 0;
@@ -38,6 +30,7 @@ int objrt_deps_collect(objrt_link *l, objrt_unitinfo *ui)
         if (!name)
             return objrt_fail(l->ctx, "out of memory");
         v[ui->ndeps++] = (objrt_info_dep){ dep, name };
+        dep->ndependants++;             /* until this unit's info goes (unitinfo.c) */
     }
     return 0;
 }
@@ -57,17 +50,16 @@ size_t objrt_unit_dependants(objrt_unit *u)
 {
     if (!u)
         return 0;
-    size_t n = 0;
     pthread_mutex_lock(&u->ctx->lock);
-    for (const objrt_unit *v = objrt_registry_next(u->ctx, NULL); v;
-         v = objrt_registry_next(u->ctx, v))
-        n += v != u && bound_to(v, u);
+    size_t n = u->ndependants;
     pthread_mutex_unlock(&u->ctx->lock);
     return n;
 }
 
 int objrt_deps_check_unload(objrt_unit *u)
 {
+    if (!u->ndependants)
+        return 0;                       /* the walk below only names the dependant */
     for (const objrt_unit *v = objrt_registry_next(u->ctx, NULL); v;
          v = objrt_registry_next(u->ctx, v)) {
         const objrt_info_dep *d = v != u ? bound_to(v, u) : NULL;

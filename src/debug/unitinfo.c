@@ -183,6 +183,8 @@ void objrt_unitinfo_detach(objrt_unit *u)
             break;
         }
     pthread_mutex_unlock(&registry_lock);
+    for (size_t i = 0; i < ui->ndeps; i++)
+        ui->deps[i].unit->ndependants--;    /* deps.c counted them */
     objrt_gdbjit_unregister(ui);
     u->info = NULL;
     info_free(ui);

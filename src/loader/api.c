@@ -53,6 +53,7 @@ void objrt_free(objrt_ctx *ctx)
     objrt_strmap_free(&ctx->defined);
     free(ctx->defined_addr);
     objrt_host_forget(ctx);
+    objrt_index_free(ctx);
     objrt_arena_release(ctx);                       /* empty now: every unit is gone */
     objrt_errors_release(ctx);
     pthread_mutex_destroy(&ctx->lock);

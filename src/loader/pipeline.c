@@ -177,7 +177,10 @@ static int initialise(objrt_link *l, objrt_unit *u)
     objrt_fnlist ctors = { 0 };
     if (objrt_collect_init(l, u, &ctors))
         return -1;
-    objrt_registry_add(u);
+    if (objrt_registry_add(u)) {
+        free(ctors.fn);
+        return objrt_fail(l->ctx, "out of memory");
+    }
     if (providers_before_init(u, err, sizeof err)) {
         free(ctors.fn);
         objrt_registry_remove(u);

@@ -1,0 +1,1 @@
+int filler(int x) { return x + 1; }

@@ -1,0 +1,1 @@
+int which(void); int user(void) { return which() * 10; }
