@@ -193,3 +193,35 @@ same() {
     local why; why=$(differs "$2" "$3")
     if [ -z "$why" ]; then pass "$1"; else fail "$1: $why"; fi
 }
+
+# ---- gdb on a target program (suites that check what a debugger sees) -------------------
+# gdb_name: the gdb that reads this configuration's programs (gdb-multiarch under qemu).
+gdb_name() { if [ -n "$RUN" ]; then echo gdb-multiarch; else echo gdb; fi; }
+# gdb_batch CMD... -- PROG ARG...: gdb's output, under a hard kill timeout of $GDB_SECS
+# seconds (default 60; a gdb blocked in read ignores SIGTERM); the status is timeout's.
+# Each CMD is one -ex command; the command RUN starts the program. Under qemu the program
+# runs in qemu's gdb server ($RUN, with its -L /) and gdb-multiarch connects to it, reading
+# files from this machine's root (no sysroot), as gdb does natively.
+gdb_batch() {
+    local cmds=() start=run secs=${GDB_SECS:-60}
+    [ -n "$RUN" ] && start='continue'
+    while [ "$1" != -- ]; do
+        if [ "$1" = RUN ]; then cmds+=(-ex "$start"); else cmds+=(-ex "$1"); fi
+        shift
+    done
+    shift
+    if [ -z "$RUN" ]; then
+        timeout -k 5 "$secs" gdb -q -nx -batch "${cmds[@]}" --args "$@" 2>&1
+        return
+    fi
+    local port=$((20000 + RANDOM % 20000)) qpid rc
+    # shellcheck disable=SC2086
+    $RUN -g "$port" "$@" >/dev/null 2>&1 &
+    qpid=$!
+    timeout -k 5 "$secs" gdb-multiarch -q -nx -batch -ex 'set sysroot' -ex "target remote :$port" \
+        "${cmds[@]}" "$1" 2>&1
+    rc=$?
+    kill "$qpid" 2>/dev/null
+    wait "$qpid" 2>/dev/null
+    return $rc
+}

@@ -206,33 +206,14 @@ fi
 # gdb-multiarch connects (the JIT interface only needs memory reads and breakpoints).
 B1=$B/objrt
 line_of() { grep -n -m1 -F "$2" "$SRC/fixtures/$1" | cut -d: -f1; }
-# gdb_run CMD... -- PROG ARG...: gdb's output; the command RUN starts the program.
-gdb_run() {
-    local cmds=() start=run
-    [ "$TARGET" = aarch64 ] && start=continue
-    while [ "$1" != -- ]; do
-        if [ "$1" = RUN ]; then cmds+=(-ex "$start"); else cmds+=(-ex "$1"); fi
-        shift
-    done
-    shift
-    if [ "$TARGET" = x86_64 ]; then
-        timeout 120 gdb -q -nx -batch "${cmds[@]}" --args "$@" 2>&1
-        return
-    fi
-    local port=$((20000 + RANDOM % 20000)) qpid
-    qemu-aarch64 -L / -g "$port" "$@" >/dev/null 2>&1 &
-    qpid=$!
-    timeout 120 gdb-multiarch -q -nx -batch -ex 'set sysroot /usr/aarch64-linux-gnu' \
-        -ex "target remote :$port" "${cmds[@]}" "$1" 2>&1
-    kill "$qpid" 2>/dev/null
-    wait "$qpid" 2>/dev/null
-}
-GDB=gdb; [ "$TARGET" = aarch64 ] && GDB=gdb-multiarch
+# The time gdb_batch (tests/lib.sh) allows each gdb run of this suite, in seconds.
+GDB_SECS=120
+GDB=$(gdb_name)
 if ! command -v $GDB >/dev/null; then
     fail "gdb: $GDB not installed (scripts/install-deps.sh installs it)"
 else
     L=$(line_of crash.c 'return *p + 1;')
-    out=$(gdb_run RUN bt -- "$B1" run "$FX/crash.o")
+    out=$(gdb_batch RUN bt -- "$B1" run "$FX/crash.o")
     if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
        printf '%s\n' "$out" | grep -Eq "^#1 .* helper \(p=0x0\) at .*crash\.c:" &&
        printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
@@ -242,7 +223,7 @@ else
     fi
     # clang's DWARF 5 (.debug_addr, .debug_str_offsets, their relocations) the same way.
     if $CLANG -g -O0 -c "$SRC/fixtures/crash.c" -o "$FX/crash-clang.o"; then
-        out=$(gdb_run RUN bt -- "$B1" run "$FX/crash-clang.o")
+        out=$(gdb_batch RUN bt -- "$B1" run "$FX/crash-clang.o")
         if printf '%s\n' "$out" | grep -Eq "^#0 .* deref \(p=0x0\) at .*crash\.c:$L\$" &&
            printf '%s\n' "$out" | grep -Eq "^#2 .* main \(argc=1, .*\) at .*crash\.c:"; then
             pass "gdb-bt-clang-dwarf5"
@@ -251,7 +232,7 @@ else
         fi
     fi
     # Negative control: without the registration gdb cannot name the frame.
-    out=$(OBJRT_GDB_JIT=0 gdb_run RUN bt -- "$B1" run "$FX/crash.o")
+    out=$(OBJRT_GDB_JIT=0 gdb_batch RUN bt -- "$B1" run "$FX/crash.o")
     if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -q 'deref'; then
         pass "gdb-bt-negative-control-unregistered"
     else
@@ -260,7 +241,7 @@ else
 
     # No DWARF, no frame pointers: the callers are found through the image's .eh_frame
     # (copied from the unit as relocated, without its relocations) or not at all.
-    out=$(gdb_run RUN bt -- "$B1" run "$FX/cfi.o")
+    out=$(gdb_batch RUN bt -- "$B1" run "$FX/cfi.o")
     if printf '%s\n' "$out" | grep -Eq '^#0 .* inner \(\)' &&
        printf '%s\n' "$out" | grep -Eq '^#1 .* outer \(\)' &&
        printf '%s\n' "$out" | grep -Eq '^#2 .* main \(\)'; then
@@ -270,7 +251,7 @@ else
     fi
     # clang's object: one string table for section and symbol names, an .llvm_addrsig.
     if $CLANG -O2 -fomit-frame-pointer -g0 -c "$SRC/fixtures/cfi.c" -o "$FX/cfi-clang.o"; then
-        out=$(gdb_run RUN bt 'info symbol $pc' -- "$B1" run "$FX/cfi-clang.o")
+        out=$(gdb_batch RUN bt 'info symbol $pc' -- "$B1" run "$FX/cfi-clang.o")
         if printf '%s\n' "$out" | grep -Eq '^#1 .* outer \(\)' &&
            printf '%s\n' "$out" | grep -Eq '^#2 .* main \(\)' &&
            printf '%s\n' "$out" | grep -Eq '^inner \+ [0-9]+ in section \.text'; then
@@ -279,7 +260,7 @@ else
             fail "gdb-bt-unwind-tables-only-clang: $(printf '%s\n' "$out" | grep -E '^#|section' | head -4 | tr '\n' ' ')"
         fi
     fi
-    out=$(OBJRT_GDB_JIT=0 gdb_run RUN bt -- "$B1" run "$FX/cfi.o")
+    out=$(OBJRT_GDB_JIT=0 gdb_batch RUN bt -- "$B1" run "$FX/cfi.o")
     if printf '%s\n' "$out" | grep -q '^#0 ' && ! printf '%s\n' "$out" | grep -Eq ' (outer|main) \(\)'; then
         pass "gdb-bt-unwind-negative-control-unregistered"
     else
@@ -287,7 +268,7 @@ else
     fi
 
     L=$(line_of kernel.c 'return 2 * x;')
-    out=$(gdb_run 'set breakpoint pending on' 'break twice' RUN bt 'info symbol $pc' -- \
+    out=$(gdb_batch 'set breakpoint pending on' 'break twice' RUN bt 'info symbol $pc' -- \
           "$B1" run "$FX/kernel.o")
     if printf '%s\n' "$out" | grep -Eq "^Breakpoint 1, twice \(x=20\) at .*kernel\.c:$L\$" &&
        printf '%s\n' "$out" | grep -Eq "^#1 .* kernel_fn \(x=20\) at .*kernel\.c:"; then
@@ -300,7 +281,7 @@ else
     else
         fail "gdb-info-symbol: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
     fi
-    out=$(OBJRT_GDB_JIT=0 gdb_run 'set breakpoint pending on' 'break twice' RUN -- \
+    out=$(OBJRT_GDB_JIT=0 gdb_batch 'set breakpoint pending on' 'break twice' RUN -- \
           "$B1" run "$FX/kernel.o")
     if ! printf '%s\n' "$out" | grep -q '^Breakpoint 1, ' && printf '%s\n' "$out" | grep -q 'exited normally'; then
         pass "gdb-break-negative-control-unregistered"
@@ -309,14 +290,14 @@ else
     fi
 
     if build t_gdbhost; then
-        out=$(gdb_run 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o")
+        out=$(gdb_batch 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o")
         if printf '%s\n' "$out" | grep -q 'No symbol "kernel_fn" in current context'; then
             pass "gdb-unit-gone-after-unload"
         else
             fail "gdb-unit-gone-after-unload: $(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
         fi
         # Negative control: the same stop with the unit still loaded finds it.
-        out=$(gdb_run 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o" keep)
+        out=$(gdb_batch 'break debug_stop' RUN 'print kernel_fn' -- "$BIN/t_gdbhost" "$FX/kernel.o" keep)
         if printf '%s\n' "$out" | grep -Eq '^\$1 = \{int \(int\)\} 0x[0-9a-f]+ <kernel_fn>'; then
             pass "gdb-unit-present-while-loaded"
         else

@@ -55,34 +55,6 @@ fixture() {   # fixture NAME [FLAGS...]: $FX/NAME.o from $SRC/fixtures/NAME.c
 }
 
 # ---- gdb and the link map -------------------------------------------------------------
-# gdb_batch CMD... -- PROG ARG...: gdb's output, under a hard kill timeout (a gdb blocked in
-# read ignores SIGTERM); the status is timeout's. The command RUN starts the program.
-# aarch64: the program runs under qemu's gdb server ($RUN, with its -L) and gdb-multiarch
-# reads files from this machine's root (no sysroot), as gdb does natively.
-gdb_batch() {
-    local cmds=() start=run
-    [ "$TARGET" = aarch64 ] && start=continue
-    while [ "$1" != -- ]; do
-        if [ "$1" = RUN ]; then cmds+=(-ex "$start"); else cmds+=(-ex "$1"); fi
-        shift
-    done
-    shift
-    if [ -z "$RUN" ]; then
-        timeout -k 5 60 gdb -q -nx -batch "${cmds[@]}" --args "$@" 2>&1
-        return
-    fi
-    local port=$((20000 + RANDOM % 20000)) qpid rc
-    # shellcheck disable=SC2086
-    $RUN -g "$port" "$@" >/dev/null 2>&1 &
-    qpid=$!
-    timeout -k 5 60 gdb-multiarch -q -nx -batch -ex 'set sysroot' -ex "target remote :$port" \
-        "${cmds[@]}" "$1" 2>&1
-    rc=$?
-    kill "$qpid" 2>/dev/null
-    wait "$qpid" 2>/dev/null
-    return $rc
-}
-
 # gdb_link_map CASE FIXTURE RUN-ARGS...: stop in the unit, list the link map, run to the end.
 gdb_link_map() {
     local name=$1 fx=$2 out rc lib; shift 2
@@ -104,7 +76,7 @@ gdb_link_map() {
     fi
 }
 
-GDB=gdb; [ -n "$RUN" ] && GDB=gdb-multiarch
+GDB=$(gdb_name)
 if ! command -v $GDB >/dev/null; then
     fail "gdb-tls-unit-link-map-name-opens: $GDB not installed (scripts/install-deps.sh installs it)"
 else
