@@ -11,27 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <objrt.h>
 #include <objrt/tvm_backend.h>
+
+#include "cli/timing.h"
 
 #define SLICE_CALLS 1000
 #define MAX_SAMPLES 1001
 
 typedef void (*direct_fn)(const float *, const float *, float *, int64_t);
-
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 static double median(double *v, int n)
 {

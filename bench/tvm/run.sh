@@ -17,8 +17,8 @@ SRC=$ROOT/bench/tvm
 mkdir -p "$OUT"
 [ -f "$BUILD/libobjrt.a" ] || make -C "$ROOT" -s all >/dev/null
 gcc -O2 -std=c11 -I"$ROOT/include" -I"$ROOT/tests/tvm/kernels" -c "$SRC/kernel.c" -o "$OUT/kernel.o"
-gcc -O2 -std=c11 -D_GNU_SOURCE -fPIC -I"$ROOT/include" "$SRC/bench_tvm.c" "$BUILD/libobjrt.a" \
-    -ldl -lpthread -o "$OUT/bench_tvm"
+gcc -O2 -std=c11 -D_GNU_SOURCE -fPIC -I"$ROOT/include" -I"$ROOT/src" "$SRC/bench_tvm.c" \
+    "$BUILD/libobjrt.a" -ldl -lpthread -o "$OUT/bench_tvm"
 /usr/bin/python3 - "$OUT" <<'PY'
 import sys, numpy as np
 for n in (1, 1 << 20):

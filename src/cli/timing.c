@@ -1,24 +1,11 @@
 /* timing.c - `--repeat N`: many runs, a median time per run. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cli.h"
+#include "timing.h"
 
 #define MAX_SAMPLES 1001
-
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 int cli_repeat_timed(int (*once)(const void *), const void *arg, long n, const char *what,
                      const char *unit)
