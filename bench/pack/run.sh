@@ -7,18 +7,14 @@
 # each round) at each plan page size; medians, with the load average at start and end.
 # Env: ROUNDS (default 7), N (units, default 1000), PAGES (default "4096 65536").
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/../lib.sh" "$@"
 [ "$(uname -m)" = x86_64 ] || { echo "bench/pack: x86_64 only"; exit 0; }
 ROUNDS=${ROUNDS:-7}; N=${N:-1000}; PAGES=${PAGES:-4096 65536}
 CC=${CC:-cc}
-W=$(mktemp -d /tmp/objrt-bench-pack.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+bench_scratch pack
 bash "$ROOT/tests/pack/make-units.sh" "$W/units" "$CC" || { echo "bench/pack: compiling the units failed" >&2; exit 1; }
-$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT/include" "$ROOT/bench/pack/pack_bench.c" \
-    "$BUILD/libobjrt.a" -ldl -lpthread -ljansson -o "$W/pack_bench" || { echo "bench/pack: build failed" >&2; exit 1; }
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
+bench_harness pack "$ROOT/bench/pack/pack_bench.c" "$W/pack_bench"
+load0=$(loadavg)
 for page in $PAGES; do
     for r in $(seq "$ROUNDS"); do
         if [ $((r % 2)) -eq 1 ]; then order="packed unpacked"; else order="unpacked packed"; fi
@@ -28,7 +24,7 @@ for page in $PAGES; do
         done
     done
 done
-/usr/bin/python3 - "$W/rows" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$N" "$ROUNDS" <<'PYEOF'
+/usr/bin/python3 - "$W/rows" "$load0" "$(loadavg)" "$N" "$ROUNDS" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 load0, load1, n, rounds = sys.argv[2:6]

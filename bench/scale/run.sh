@@ -6,23 +6,20 @@
 # ROUNDS rounds (median of the rounds' medians). Env: ROUNDS (default 3), REPS (default 30),
 # NS (default 500,4000,20000).
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/../lib.sh" "$@"
 ROUNDS=${ROUNDS:-3}; REPS=${REPS:-30}; NS=${NS:-500,4000,20000}
 CC=${CC:-cc}
-W=$(mktemp -d /tmp/objrt-bench-scale.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+bench_scratch scale
 $CC -O2 -fPIC -c "$ROOT/bench/scale/filler.c" -o "$W/filler.o" &&
-$CC -O2 -fPIC -c "$ROOT/bench/scale/probe.c" -o "$W/probe.o" &&
-$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT/include" "$ROOT/bench/scale/scale_bench.c" \
-    "$BUILD/libobjrt.a" -ldl -lpthread -ljansson -o "$W/scale_bench" || { echo "bench/scale: build failed" >&2; exit 1; }
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
+$CC -O2 -fPIC -c "$ROOT/bench/scale/probe.c" -o "$W/probe.o" ||
+    { echo "bench/scale: build failed" >&2; exit 1; }
+bench_harness scale "$ROOT/bench/scale/scale_bench.c" "$W/scale_bench"
+load0=$(loadavg)
 for r in $(seq "$ROUNDS"); do
     "$W/scale_bench" "$W/filler.o" "$W/probe.o" "$NS" "$REPS" >>"$W/rows" ||
         { echo "bench/scale: scale_bench failed" >&2; exit 1; }
 done
-/usr/bin/python3 - "$W/rows" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$ROUNDS" "$REPS" <<'PYEOF'
+/usr/bin/python3 - "$W/rows" "$load0" "$(loadavg)" "$ROUNDS" "$REPS" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 load0, load1, rounds, reps = sys.argv[2:6]

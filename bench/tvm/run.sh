@@ -7,16 +7,12 @@
 # Everything runs ROUNDS times, the harnesses interleaved, medians reported with the load
 # average. Usage: bench/tvm/run.sh [BUILD]
 set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/../lib.sh" "$@"
 ROUNDS=${ROUNDS:-5}
 CALLS=${CALLS:-2000000}
-OUT=$BUILD/bench/tvm
+bench_out tvm
 SRC=$ROOT/bench/tvm
-mkdir -p "$OUT"
-[ -f "$BUILD/libobjrt.a" ] || make -C "$ROOT" -s all >/dev/null
-gcc -O2 -std=c11 -I"$ROOT/include" -I"$ROOT/tests/tvm/kernels" -c "$SRC/kernel.c" -o "$OUT/kernel.o"
+bench_old_kernel "$OUT/kernel.o"
 gcc -O2 -std=c11 -D_GNU_SOURCE -fPIC -I"$ROOT/include" -I"$ROOT/src" "$SRC/bench_tvm.c" \
     "$BUILD/libobjrt.a" -ldl -lpthread -o "$OUT/bench_tvm"
 /usr/bin/python3 - "$OUT" <<'PY'
@@ -37,13 +33,11 @@ for r in $(seq "$ROUNDS"); do
         "$OUT/bench_tvm" repeat "$OUT/kernel.o" $n $reps | sed "s/^c /c$n /" >> "$OUT/raw.txt"
     done
 done
-med() { awk -v m="$1" '$1 == m { print $2 }' "$OUT/raw.txt" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 d=$(med direct); p=$(med packed); f=$(med funccall)
 {
-echo "TVM host API: median of $ROUNDS interleaved rounds ($(date -u +%F)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "TVM host API: median of $ROUNDS interleaved rounds ($(date -u +%F)), load average $(loadavg)"
 printf '%-52s %10s %16s\n' "call on a 1-element float32 add (ns per call)" ns "over direct C"
 printf '%-52s %10s %16s\n' "direct C call (add_direct)" "$d" -
 printf '%-52s %10s %16s\n' "packed function by pointer (arg checks)" "$p" "+$(sub "$p" "$d")"

@@ -5,15 +5,11 @@
 # TVM-FFI unit against the old-ABI one, in us. ROUNDS rounds, medians, with the load
 # average. Usage: bench/tvm_ffi/run.sh [BUILD]
 set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+. "$(dirname "$0")/../lib.sh" "$@"
 ROUNDS=${ROUNDS:-5}
 CALLS=${CALLS:-2000000}
-OUT=$BUILD/bench/tvm_ffi
-mkdir -p "$OUT"
-[ -f "$BUILD/libobjrt.a" ] || make -C "$ROOT" -s all >/dev/null
-gcc -O2 -std=c11 -I"$ROOT/include" -I"$ROOT/tests/tvm/kernels" -c "$ROOT/bench/tvm/kernel.c" -o "$OUT/old.o"
+bench_out tvm_ffi
+bench_old_kernel "$OUT/old.o"
 gcc -O2 -std=gnu11 -I"$ROOT/include" -DTVM=26 -c "$ROOT/tests/tvm_ffi/kernel.c" -o "$OUT/ffi.o"
 gcc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" "$ROOT/bench/tvm_ffi/bench_ffi.c" "$BUILD/libobjrt.a" \
     -ldl -lpthread -ljansson -o "$OUT/bench_ffi"
@@ -23,12 +19,10 @@ for r in $(seq "$ROUNDS"); do
     "$OUT/bench_ffi" calls "$OUT/old.o" "$OUT/ffi.o" "$CALLS" >> "$OUT/raw.txt"
     "$OUT/bench_ffi" load "$OUT/old.o" "$OUT/ffi.o" 200 >> "$OUT/raw.txt"
 done
-med() { awk -v m="$1" '$1 == m { print $2 }' "$OUT/raw.txt" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f", a - b }'; }
 d=$(med direct); o=$(med funccall); f=$(med ffi)
 {
-echo "TVM-FFI: median of $ROUNDS rounds ($(date -u +%F)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "TVM-FFI: median of $ROUNDS rounds ($(date -u +%F)), load average $(loadavg)"
 printf '%-56s %10s %14s\n' "1-element float32 add, ns per call" ns "vs TVMFuncCall"
 printf '%-56s %10s %14s\n' "direct C call (add_direct)" "$d" "$(sub "$d" "$o")"
 printf '%-56s %10s %14s\n' "TVMFuncCall, old packed ABI (add_packed)" "$o" -
