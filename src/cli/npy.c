@@ -2,12 +2,12 @@
  * The header is untrusted: it is parsed by a small strict grammar, never evaluated, and
  * every number in it is range- and overflow-checked before it sizes anything. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "base/regular.h"
+#include "fail.h"
 #include "npy.h"
 
 static const char magic[6] = "\x93NUMPY";
@@ -25,17 +25,6 @@ static const struct {
     {"f8", "float64", {kDLFloat, 64, 1}},
 };
 #define NDTYPES (sizeof dtypes / sizeof dtypes[0])
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int same_dtype(DLDataType a, DLDataType b)
 {

@@ -4,7 +4,6 @@
  * must match the directory's before its bytes are parsed as .npy (npy.c). ZIP64 sizes are
  * read from the directory's extra field (numpy writes every member with force_zip64). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,10 @@
 #include <zlib.h>
 
 #include "base/regular.h"
+#include "fail.h"
 #include "npz.h"
 
 #define MAX_NPZ (1ULL << 30)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static uint32_t le16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t le32(const unsigned char *p) { return le16(p) | le16(p + 2) << 16; }
