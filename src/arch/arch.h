@@ -7,6 +7,7 @@
 #ifndef OBJRT_ARCH_H
 #define OBJRT_ARCH_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,8 @@ enum objrt_formula {
     F_PAGE_PCREL,       /* Page(S + A) - Page(P) */
     F_GOT_PAGE_PCREL,   /* Page(G) - Page(P) */
     F_TLS,              /* dynamic thread-local type (DTPMOD64, TLSDESC): never in an object */
+    F_PAIRED,           /* the second half of a pair: the backend's pair_value, from this
+                           site and its partner (below, "Paired relocations") */
 };
 
 /* Thread-local forms (objrt_howto.tls). A GOT formula with a TLS kind takes G from the
@@ -93,6 +96,31 @@ typedef struct objrt_howto {
 /* An absolute value in a field narrower than 64 bits: it fits only for some placements. */
 #define OBJRT_ABS_RANGED(f, c, b) ((f) == F_ABS && (c) != C_NONE && (b) < 64)
 
+/* ---- Paired relocations ----
+ * Some architectures split one value over two relocations. RISC-V's R_RISCV_PCREL_LO12_I
+ * names as its symbol the label of the AUIPC that carries an R_RISCV_PCREL_HI20, and its
+ * value is the low 12 bits of that site's S + A - P; an R_RISCV_SUB32 after an
+ * R_RISCV_ADD32 at the same offset makes the field S1 + A1 - (S2 + A2). The second
+ * relocation of such a pair has the formula F_PAIRED. The walk over sites finds its
+ * partner once per link, when the plan validates it (sites.c, through find_partner); the
+ * partner is an ordinary relocation of the same section (neither F_PAIRED, F_NONE nor
+ * F_TLS) and is applied as it would be alone. relocate.c resolves both sites, takes the
+ * partner's value by its own formula and asks pair_value for the paired site's, which the
+ * one overflow rule then checks against the paired site's howto like any other value. */
+typedef struct objrt_pair_query {   /* what find_partner is shown of a paired site */
+    const Elf64_Rela *rela;         /* every entry of its relocation section */
+    size_t n, k;                    /* how many; the site is rela[k] */
+    bool sym_in_target;             /* rela[k]'s symbol is defined in the section patched */
+    uint64_t sym_value;             /* and its st_value (a label's offset in that section) */
+} objrt_pair_query;
+
+typedef struct objrt_pair_end {     /* one resolved site of a pair */
+    const objrt_howto *h;
+    uint64_t S, P;
+    int64_t A;
+    uint64_t value;                 /* the partner's: the value its own formula gives */
+} objrt_pair_end;
+
 struct objrt_arch {
     const char *name;
     uint16_t machine;               /* e_machine */
@@ -110,6 +138,13 @@ struct objrt_arch {
     int64_t (*slot_addend)(const objrt_howto *h, int64_t addend);
     /* Dynamic relocation types the TLS module (tls.c) asks glibc to resolve. */
     uint32_t dyn_dtpmod, dyn_dtpoff, dyn_tpoff, dyn_tlsdesc;
+    /* Only for a table with F_PAIRED types (NULL otherwise). find_partner: the index of
+     * q->rela[q->k]'s partner in *partner and 0, or -1 with the reason in why (len bytes:
+     * what was expected where, e.g. "no R_RISCV_PCREL_HI20 at offset 0x10, where its
+     * label points"). pair_value: the value of the paired site, from both resolved sites. */
+    int (*find_partner)(const objrt_howto *h, const objrt_pair_query *q, size_t *partner,
+                        char *why, size_t len);
+    uint64_t (*pair_value)(const objrt_pair_end *site, const objrt_pair_end *partner);
 };
 
 /* The description of relocation `type`, or NULL when the backend does not know it. */
@@ -122,8 +157,20 @@ typedef struct objrt_arch objrt_arch;
 extern const struct objrt_arch objrt_arch_x86_64;
 extern const struct objrt_arch objrt_arch_aarch64;
 
+/* The backend for objects of e_machine `machine`, or NULL (arch.c's list). */
 const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
-/* The architecture whose code this process can run. */
+/* Adding an architecture (docs/design.md): arch.c keeps one list of backends, one per
+ * machine, which starts with x86_64's and AArch64's. objrt_arch_register makes `a` the
+ * backend for objects of a->machine in every load that starts later, in place of the one
+ * the list had for that machine, or in a free entry (OBJRT_ARCH_SLOTS in all). A new
+ * backend of the tree is one more entry of the list's initialiser; one built elsewhere
+ * (tests/arch/ registers a synthetic one) calls this, before the loads that should see it
+ * start: a load takes its backend once, from its first object. Returns 0, or -1 when the
+ * list is full. */
+#define OBJRT_ARCH_SLOTS 4
+int objrt_arch_register(const struct objrt_arch *a);
+/* The backend for the machine whose code this process can run (from the list: a
+ * registered one for that machine serves every objrt_load). */
 const struct objrt_arch *objrt_host_arch(void);
 
 /* Page arithmetic, for any power-of-two page: the plan's granule, the system page, or the

@@ -155,6 +155,11 @@ typedef struct objrt_plan {
     uint64_t packed_base;                /* packed: the lowest chunk's address */
 } objrt_plan;
 
+/* ---- paired relocations (sites.c; arch.h, F_PAIRED) ---- */
+typedef struct objrt_pair {     /* a paired site and its partner, of one relocation section */
+    const Elf64_Rela *site, *partner;
+} objrt_pair;
+
 /* ---- thread-local storage (tls.c) ---- */
 typedef struct objrt_tls_entry { /* one TLS GOT entry; its bytes come from glibc */
     uint8_t kind;               /* TLS_GD, TLS_LD, TLS_IE, TLS_DESC */
@@ -203,6 +208,8 @@ typedef struct objrt_link {
     bool full_walk;             /* OBJRT_FULL_WALK: no fast paths (sites.h), for comparing */
     size_t stubs_used;          /* calls that went through a stub */
     struct objrt_reach *reach;  /* layout report: farthest distance per relocation type */
+    objrt_pair *pairs;          /* every F_PAIRED site, in the walks' order (sites.c) */
+    size_t npairs, cappairs, pair_next;     /* pair_next: relocation's cursor in them */
     objrt_tls tls;
     objrt_strmap comdat_kept;   /* COMDAT signature -> id of the group kept (comdat.c) */
     size_t comdat_groups_dropped;

@@ -136,32 +136,57 @@ static int overflow(objrt_link *l, const objrt_site *s, uint64_t v)
     return objrt_site_fail(l, *s, what, &v);
 }
 
-static int apply(objrt_link *l, objrt_site *s)
+static int paired_value(objrt_link *l, const objrt_site *s, uint64_t *v);
+
+/* The value site s writes: its formula's (a paired site's from its partner too), through
+ * a stub where it does not fit and a stub may serve. Returns 0 when that value fits, 1
+ * when it does not, -1 on error. */
+static int site_value(objrt_link *l, objrt_site *s, uint64_t *v)
 {
-    uint64_t v = 0;
-    if (s->h->formula == F_NONE)
-        return 0;
     if (s->h->tls) {                        /* thread-local: values from tls.c */
         const char *why;
-        if (objrt_tls_value(l, s->o, s->r, s->h, s->P, &v, &why))
+        if (objrt_tls_value(l, s->o, s->r, s->h, s->P, v, &why))
             return objrt_site_fail(l, *s, why, NULL);
     } else if (objrt_comdat_dropped_ref(l, s->o, s->target, s->r) > 0) {
-        v = 0;                              /* a dropped function's FDE: libgcc skips it */
+        *v = 0;                             /* a dropped function's FDE: libgcc skips it */
     } else {
         uint8_t f = objrt_sym_flags_addr(l, s->o, s->sym);
         if (!(f & SF_ADDR))
             return objrt_site_fail(l, *s, "symbol is in a section that is not loaded", NULL);
         s->S = s->o->symv[s->sym];
         s->fixed = f & SF_FIXED;
-        if (value_of(l, s, &v))
+        if (s->h->formula == F_PAIRED ? paired_value(l, s, v) : value_of(l, s, v))
             return -1;
     }
-    if (!objrt_value_fits(s->h, v)) {       /* checked once when it fits, as most do */
-        if (via_stub(l, s, &v))
-            return -1;
-        if (!objrt_value_fits(s->h, v))
-            return overflow(l, s, v);
-    }
+    if (objrt_value_fits(s->h, *v))         /* checked once when it fits, as most do */
+        return 0;
+    if (via_stub(l, s, v))
+        return -1;
+    return !objrt_value_fits(s->h, *v);
+}
+
+/* The backend's value for a paired site (arch.h), from its partner's value: the one the
+ * partner writes itself (its own apply checks that it fits). */
+static int paired_value(objrt_link *l, const objrt_site *s, uint64_t *v)
+{
+    objrt_site p;
+    uint64_t pv = 0;
+    if (objrt_site_partner(l, s, &p) || site_value(l, &p, &pv) < 0)
+        return -1;
+    objrt_pair_end self = { .h = s->h, .S = s->S, .P = s->P, .A = s->A };
+    objrt_pair_end partner = { .h = p.h, .S = p.S, .P = p.P, .A = p.A, .value = pv };
+    *v = l->arch->pair_value(&self, &partner);
+    return 0;
+}
+
+static int apply(objrt_link *l, objrt_site *s)
+{
+    uint64_t v = 0;
+    if (s->h->formula == F_NONE)
+        return 0;
+    int unfit = site_value(l, s, &v);
+    if (unfit)
+        return unfit < 0 ? -1 : overflow(l, s, v);
     if (l->reach)
         objrt_reach_note(l->reach, s->type, s->h, v);
     if (!l->dry_run)

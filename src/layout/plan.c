@@ -218,6 +218,8 @@ static int count_site(objrt_link *l, objrt_site *s)
     const objrt_howto *h = s->h;
     if (check_site(l, s))
         return -1;
+    if (h->formula == F_PAIRED && objrt_site_pair_find(l, s))
+        return -1;                          /* its partner, found once: sites.c keeps it */
     if (h->tls && objrt_tls_note(l, s->o, s->target, s->r, h))
         return -1;                          /* thread-local: tls.c reserves its GOT entry */
     if (h->tls || h->formula == F_NONE)     /* markers (TLSDESC_CALL) name TLS too */

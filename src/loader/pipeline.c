@@ -58,6 +58,7 @@ void objrt_link_release(objrt_link *l)
     free(l->plan.stub_blocks);
     free(l->plan.items);
     free(l->plan.winrefs);
+    free(l->pairs);
     free(l->init_arrays);
     if (l->plan.packed && !l->unit_owns_base)
         objrt_arena_free(l->ctx, l->plan.chunks);

@@ -19,6 +19,7 @@ typedef struct objrt_site {     /* one relocation of the unit, in the psABI's no
     size_t target;              /* the section it patches */
     const Elf64_Rela *r;
     uint32_t type;
+    uint32_t rsec;              /* the relocation section r is an entry of */
     size_t sym;
     const objrt_howto *h;       /* NULL: a type the architecture does not know */
     uint64_t S, P;              /* S: filled by whoever asks objrt_sym_addr */
@@ -52,6 +53,15 @@ typedef bool (*objrt_site_fast_fn)(objrt_link *l, const objrt_rela_sec *w, const
  * address taken, which lets the compiler keep more of it in registers (only a failing
  * relocation pays for the copy; docs/perf-history.md). */
 int objrt_site_fail(objrt_link *l, objrt_site s, const char *what, const uint64_t *value);
+
+/* Paired relocations (arch.h, F_PAIRED). objrt_site_pair_find: the partner of paired site
+ * s, asked of the backend once per link (the plan's walk) and kept in l->pairs; an error
+ * naming the file, section, relocation (entry, type, offset) and what was expected when
+ * there is none or it is of the wrong kind. objrt_site_partner: that partner as a site
+ * (S not yet resolved), for relocation's walk, which visits the paired sites in the same
+ * order. Both return 0, or -1 with the error set. */
+int objrt_site_pair_find(objrt_link *l, const objrt_site *s);
+int objrt_site_partner(objrt_link *l, const objrt_site *s, objrt_site *partner);
 
 /* The table entry of relocation r's type for the fast paths, or NULL past the table. An
  * unknown type inside it has an empty entry, whose `direct` is false: the fast paths test
@@ -103,7 +113,7 @@ objrt_sites_each_in(objrt_link *l, const objrt_obj *o, objrt_site_fast_fn fast, 
         for (size_t k = 0; k < n; k++) {
             if (fast(l, &w, &r[k]))
                 continue;
-            objrt_site s = { .o = o, .target = target, .r = &r[k],
+            objrt_site s = { .o = o, .target = target, .r = &r[k], .rsec = (uint32_t)i,
                              .type = ELF64_R_TYPE(r[k].r_info), .sym = ELF64_R_SYM(r[k].r_info),
                              .A = r[k].r_addend, .P = w.addr + r[k].r_offset };
             s.h = objrt_howto_of(l->arch, s.type);
