@@ -5,7 +5,11 @@
 # with qemu-aarch64 -L ROOT, with objrt's aarch64 build. aarch64: configuration only.
 #   make check:        numba's test_blackscholes then test_mandelbrot in one process: MCJIT
 #                      must crash (the seed's bug: otherwise the case proves nothing) and
-#                      objrt must pass every test.
+#                      objrt must pass every test. tests/python/numba_spread.py: small
+#                      functions compiled while address space is reserved, so MCJIT's code
+#                      drifts from its data: MCJIT must be right within 4 GiB and fail at
+#                      the first function beyond; objrt right throughout (the judge's
+#                      refusals proven on planted logs).
 #   make check-numba:  (NUMBA_MODULES=all) also test_recursion and test_closure, each under
 #                      MCJIT and objrt with the same outcome, or MCJIT crashed and objrt
 #                      passed every test (test_closure crashes under MCJIT here; it also
@@ -14,7 +18,8 @@
 . tests/lib.sh
 [ "$TARGET" = aarch64 ] && [ -z "$SAN" ] || exit 0
 LIB=$ROOT/$BUILD/libobjrt.so
-expect numba-arm64-root numba-arm64-blackscholes+mandelbrot
+expect numba-arm64-root numba-arm64-blackscholes+mandelbrot numba-arm64-spread \
+    numba-arm64-spread-judge
 slow=""
 case ${NUMBA_MODULES:-quick} in
     quick) ;;
@@ -75,6 +80,36 @@ case $why in
     ok*) pass "numba-arm64-blackscholes+mandelbrot (MCJIT: $(status_text "$mrc"); objrt: ${why#ok })" ;;
     *) fail "numba-arm64-blackscholes+mandelbrot: $why (objrt exit $orc: $(tail -n 2 "$TMP/bm.objrt.log" | tr '\n' ' '))" ;;
 esac
+
+# The seed's bug in a program of one's own: functions drift from their data past 4 GiB.
+SPREAD="$ROOT/tests/python/numba_spread.py"
+judge() { /usr/bin/python3 "$SPREAD" --check "$@"; }
+py "$SPREAD" 30 192 >"$TMP/spread.mcjit.log" 2>&1; mrc=$?
+py -m objrt.numba --stats "$SPREAD" 30 192 >"$TMP/spread.objrt.log" 2>&1; orc=$?
+mj=$(judge mcjit "$TMP/spread.mcjit.log" "$mrc") oj=$(judge objrt "$TMP/spread.objrt.log" "$orc")
+stats=$(grep -m1 '^objrt.numba: units=[1-9]' "$TMP/spread.objrt.log")
+case $mj/$oj in
+    ok*/ok*) [ -n "$stats" ] && pass "numba-arm64-spread (MCJIT: ${mj#ok }; objrt: ${oj#ok }; $stats)" \
+        || fail "numba-arm64-spread: no --stats line with units > 0 in the objrt run" ;;
+    *) fail "numba-arm64-spread: MCJIT: $mj; objrt: $oj ($(tail -n 2 "$TMP/spread.objrt.log" | tr '\n' ' '))" ;;
+esac
+# The judge refuses what would prove nothing: planted logs, each must be refused.
+plant() { printf '%s\n' "$@" >"$TMP/planted.log"; }
+refused=0
+plant "fn 1 code=0x1 env=0x2 distance=1.00 GiB" "ok 1" "fn 2 code=0x1 env=0x2 distance=2.00 GiB"
+case $(judge mcjit "$TMP/planted.log" 139) in ok*) ;; *) refused=$((refused + 1)) ;; esac  # crash within reach
+plant "fn 1 code=0x1 env=0x2 distance=1.00 GiB" "ok 1" "done 1 correct=1 span=5.00 GiB"
+case $(judge mcjit "$TMP/planted.log" 0) in ok*) ;; *) refused=$((refused + 1)) ;; esac    # never spread
+plant "fn 1 code=0x1 env=0x2 distance=4.50 GiB" "ok 1" "done 1 correct=1 span=5.00 GiB"
+case $(judge mcjit "$TMP/planted.log" 0) in ok*) ;; *) refused=$((refused + 1)) ;; esac    # right beyond reach
+plant "fn 1 code=0x1 env=0x2 distance=0.00 GiB" "WRONG 1 got 1 expected 2" "done 1 correct=0 span=5.00 GiB"
+case $(judge objrt "$TMP/planted.log" 0) in ok*) ;; *) refused=$((refused + 1)) ;; esac    # objrt wrong
+plant "fn 1 code=0x1 env=0x2 distance=0.00 GiB" "ok 1" "done 1 correct=1 span=0.50 GiB"
+case $(judge objrt "$TMP/planted.log" 0) in ok*) ;; *) refused=$((refused + 1)) ;; esac    # no pressure
+plant "fn 1 code=0x1 env=0x2 distance=1.00 GiB" "ok 1" "fn 2 code=0x1 env=0x2 distance=4.10 GiB"
+case $(judge mcjit "$TMP/planted.log" 139) in ok*) refused=$((refused + 1)) ;; esac          # the good shape
+[ "$refused" = 6 ] && pass "numba-arm64-spread-judge (5 planted logs refused, the crash beyond reach accepted)" \
+    || fail "numba-arm64-spread-judge: $refused of 6 planted verdicts as expected"
 
 # Slow modules: the same outcome under both JITs (numba_compare.py, as 70-python), or a
 # crash of MCJIT where objrt passes them all (checked as above).
