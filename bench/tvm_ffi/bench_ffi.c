@@ -14,24 +14,13 @@
 #include <objrt/tvm_backend.h>
 #include <objrt/tvm_ffi.h>
 
+#include "cli/timing.h"        /* the clock objrt call --repeat times itself with */
+
 #define SLICE 1000
-
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-static int cmp(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 static double median(double *v, long n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
 }
 

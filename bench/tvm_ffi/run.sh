@@ -11,7 +11,7 @@ CALLS=${CALLS:-2000000}
 bench_out tvm_ffi
 bench_old_kernel "$OUT/old.o"
 gcc -O2 -std=gnu11 -I"$ROOT/include" -DTVM=26 -c "$ROOT/tests/tvm_ffi/kernel.c" -o "$OUT/ffi.o"
-gcc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" "$ROOT/bench/tvm_ffi/bench_ffi.c" "$BUILD/libobjrt.a" \
+gcc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" "$ROOT/bench/tvm_ffi/bench_ffi.c" "$BUILD/libobjrt.a" \
     -ldl -lpthread -ljansson -o "$OUT/bench_ffi"
 export TVM_NUM_THREADS=1
 : > "$OUT/raw.txt"

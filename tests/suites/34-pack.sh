@@ -76,8 +76,8 @@ if [ "$TARGET:$SAN" = x86_64: ] && command -v gdb >/dev/null; then
     expect pack-traced-process-not-packed pack-traced-breakpoint-stops
     if build_prog pack-traced-build "$B/tests/pack/t_traced" "$SRC/t_traced.c"; then
         native=$(timeout 60 "$B/tests/pack/t_traced" "$FX/u3.o" 2>&1)
-        under=$(timeout 120 gdb -nx -batch -ex 'set breakpoint pending on' -ex 'break f' -ex run \
-                -ex continue --args "$B/tests/pack/t_traced" "$FX/u3.o" 2>&1)
+        under=$(GDB_SECS=120 gdb_batch 'set breakpoint pending on' 'break f' RUN continue \
+                -- "$B/tests/pack/t_traced" "$FX/u3.o")
         if printf '%s\n' "$native" | grep -q '^packed=1$' && printf '%s\n' "$under" | grep -q '^packed=0$'; then
             pass pack-traced-process-not-packed
         else
