@@ -1,6 +1,6 @@
 /*
  * report.h - the C side of the test reporter (header only), for every test program
- * (tests/unit, tests/runtime, tests/aarch64); tests/lib.sh is the shell side and says
+ * (tests/robustness, tests/runtime, tests/aarch64); tests/lib.sh is the shell side and says
  * what the lines mean:
  *     PASS name            FAIL name: why           (objrt's behaviour)
  *     HARNESS PASS name    HARNESS FAIL name: why   (a self-check of the test machinery)

@@ -6,7 +6,7 @@
  * case about a later step repeats the steps before it, so it passes only when the whole
  * sequence up to it behaves. Under ASan a case also fails when it leaked heap memory.
  */
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 
 static const char *g_dir;
 

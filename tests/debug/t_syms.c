@@ -6,7 +6,7 @@
  * Each case loads OBJ into a fresh context and runs crash-isolated (t_case). Under ASan a
  * case also fails when it leaked heap memory.
  */
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 
 static const char *g_obj;
 

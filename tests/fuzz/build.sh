@@ -39,7 +39,7 @@ done
 
 # Seeds: the robustness fixtures as gcc and clang objects, -fno-pic and -fPIC, an archive,
 # objects speaking the TVM ABI (slots, __tvm_main__, system-lib registrations).
-FIX=$ROOT/tests/unit/fixtures
+FIX=$ROOT/tests/robustness/fixtures
 C=$OUT/corpus
 for src in basic tls missing dup_a weak_a reach_data reach_call ar_main ar_one ar_two ctor; do
     gcc -O2 -c "$FIX/$src.c" -o "$C/gcc-$src.o"

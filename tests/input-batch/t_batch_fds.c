@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 
 static const char *const *g_objs;
 static size_t g_nobjs;

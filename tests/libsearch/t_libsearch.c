@@ -15,7 +15,7 @@
  * argv: SCRIPT-NAME SCAN-NAME (e.g. m gomp): a library whose libNAME.so is a GNU ld script,
  * and one that has no libNAME.so at all.
  */
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 #include <dirent.h>
 #include <dlfcn.h>
 

@@ -9,7 +9,7 @@
  *   pack-mixed-neighbours            the small units around them are packed and right;
  *                                    after unloading everything no arena is left
  */
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 
 static int zero_fn(int x) { (void)x; return 0; }
 static int zero;

@@ -29,7 +29,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include "../unit/t_wxpoll.h"
+#include "../robustness/t_wxpoll.h"
 #include "finish/unit.h"
 
 #define VARIANTS 20

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include <objrt.h>
-#include "../unit/t_common.h"
+#include "../robustness/t_common.h"
 
 #define ROUNDS 50
 

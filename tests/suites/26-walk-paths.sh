@@ -20,7 +20,7 @@ case "$TARGET:${SAN:-}" in
 esac
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 FX=$TMP/walk
-mkdir -p "$FX" "$B/tests/unit"
+mkdir -p "$FX"
 export ASAN_OPTIONS="detect_leaks=1:exitcode=86:abort_on_error=0"
 unset OBJRT_REUSE OBJRT_PACK OBJRT_FULL_WALK
 

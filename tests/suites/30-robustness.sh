@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 30-robustness: hostile and edge-case inputs through the C API (objrt_load,
-# objrt_load_memory, objrt_error, objrt_unload). The tests are C programs in tests/unit/
-# built here against $BUILD/libobjrt.a; fixtures are compiled from tests/unit/fixtures/
+# objrt_load_memory, objrt_error, objrt_unload). The tests are C programs in tests/robustness/
+# built here against $BUILD/libobjrt.a; fixtures are compiled from tests/robustness/fixtures/
 # with the target compiler. Each program prints its own PASS/FAIL lines; a program that
 # dies or leaves a sanitizer report is one more FAIL. Configs: x86_64:, x86_64:asan,
 # aarch64: (under qemu, with the exceptions noted below); nothing for tsan.
@@ -14,9 +14,9 @@ case "$TARGET:$SAN" in
 esac
 
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-UNIT=$ROOT/tests/unit
-FIXSRC=$UNIT/fixtures
-BIN=$B/tests/unit
+SRC=$ROOT/tests/robustness
+FIXSRC=$SRC/fixtures
+BIN=$B/tests/robustness
 FX=$TMP/fx
 mkdir -p "$BIN" "$FX"
 
@@ -86,7 +86,7 @@ for o in "${ALIGN_OBJS[@]}"; do
 done | xargs -P 2 -I{} sh -c '{}' || fail "robustness-fixture-align: compile failed"
 
 # ---- test programs ----------------------------------------------------------------------
-build_test() { build_prog "$1-build" "$BIN/$1" "$UNIT/$1.c" -- -O1 -I"$UNIT" $TFLAGS; }
+build_test() { build_prog "$1-build" "$BIN/$1" "$SRC/$1.c" -- -O1 -I"$SRC" $TFLAGS; }
 
 # run_test NAME ARGS...: run_cases (tests/lib.sh) on the program: its cases are declared
 # from its list mode, a crash, a timeout or a bad exit status fails every case it did not

@@ -36,12 +36,12 @@ if ! { shape big -DCODE_FILL=2048 -DRO_BYTES=2048 -DDATA_BYTES=2048 -DBSS_BYTES=
        shape ro1m3 -DRO_BYTES=1363148 && shape ro3m3 -DRO_BYTES=3460300 &&
        { [ "$TARGET" != x86_64 ] || shape ro1m3low -fno-pic -DRO_BYTES=1363148; } &&
        { [ "$TARGET" != x86_64 ] ||
-         $GCC -O2 -fno-pic -c "$ROOT/tests/unit/fixtures/abs32.c" -o "$FX/abs32.o" 2>>"$FX/fixtures.err"; }; }; then
+         $GCC -O2 -fno-pic -c "$ROOT/tests/robustness/fixtures/abs32.c" -o "$FX/abs32.o" 2>>"$FX/fixtures.err"; }; }; then
     fail "reuse-fixtures: $(head -n 2 "$FX/fixtures.err" | tr '\n' ' ')"
     exit 0
 fi
 # shellcheck disable=SC2086
-build_prog reuse-build "$B/tests/reuse/t_reuse" "$SRC/t_reuse.c" -- -O1 -I"$ROOT/tests/unit" $TFLAGS ||
+build_prog reuse-build "$B/tests/reuse/t_reuse" "$SRC/t_reuse.c" -- -O1 -I"$ROOT/tests/robustness" $TFLAGS ||
     exit 0
 # shellcheck disable=SC2086
 run_cases t_reuse 300 $RUN "$B/tests/reuse/t_reuse" "$FX"

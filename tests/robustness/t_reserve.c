@@ -3,7 +3,7 @@
  * with one alignment and filled with another overflowed by a few bytes).
  *
  * usage: t_reserve DIR/align-P-A-D.o...
- *   each object is tests/unit/fixtures/align.c built with CODE_BYTES = DATA_BYTES = P-D and
+ *   each object is tests/robustness/fixtures/align.c built with CODE_BYTES = DATA_BYTES = P-D and
  *   ALIGN = A; it is loaded with objrt_set_options(page_size = P). Checks:
  *   reserved_bytes % P == 0, reserved_bytes >= used_bytes >= code + data bytes, every
  *   symbol inside one contiguous run of mappings no longer than needed for the

@@ -1,5 +1,5 @@
 /*
- * t_common.h - helpers shared by the robustness tests in tests/unit/ (header only).
+ * t_common.h - helpers shared by the robustness tests in tests/robustness/ (header only).
  *
  * Every test reports through tests/report.h (PASS/FAIL lines, list mode) and exits 0 when
  * all its checks passed, 1 otherwise. Cases that feed objrt hostile input run in a forked

@@ -1,7 +1,7 @@
 /*
  * t_corrupt.c - an object with one corrupted header field must be refused cleanly.
  *
- * usage: t_corrupt OBJECT.o [LABEL]   (tests/unit/fixtures/basic.c compiled for the target;
+ * usage: t_corrupt OBJECT.o [LABEL]   (tests/robustness/fixtures/basic.c compiled for the target;
  *        LABEL, e.g. "clang", goes into the check names when several compilers' objects run)
  * Each case patches one field of a copy of the object and loads it with
  * objrt_load_memory: NULL, an error naming the input (and the section concerned where

@@ -1,7 +1,7 @@
 /*
  * t_slots - the loader writes the TVM DSO-mode slots and __tvm_module_ctx of a unit, and
  * reads its __tvm_main__ string; an object must not steer those accesses outside itself.
- * argv: FXDIR holding slots-<VARIANT>.o (tests/unit/fixtures/slots.c).
+ * argv: FXDIR holding slots-<VARIANT>.o (tests/robustness/fixtures/slots.c).
  * Each hostile variant must be refused (load) or rejected (__tvm_main__) with a message
  * naming the symbol, and the host variable an absolute slot points at must stay intact;
  * the well-formed control must load with its slots filled.

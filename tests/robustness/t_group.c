@@ -1,7 +1,7 @@
 /*
  * t_group.c - corrupted COMDAT groups (SHT_GROUP) are refused with a precise error.
  *
- * usage: t_group GROUP.o GROUP2.o   (tests/unit/fixtures/group.c, the second built with
+ * usage: t_group GROUP.o GROUP2.o   (tests/robustness/fixtures/group.c, the second built with
  *        -DCALLER=grp_call2: the same group, a differently named caller)
  * Each case patches the .group section of a copy: member index out of range, member
  * index 0, the group naming itself, a member that is the symbol table or a string table,
