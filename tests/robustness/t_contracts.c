@@ -136,8 +136,6 @@ int main(int argc, char **argv)
     t_case("contract-null-path-is-an-error", case_null_path, NULL);
     t_case("contract-define-null-is-an-error", case_define_null, NULL);
     t_case("contract-define-twice-replaces", case_define_twice, NULL);
-#ifndef T_NO_FORK
     t_case("contract-file-rewritten-during-loads", case_rewritten, NULL);
-#endif
     return t_exit_status();
 }

@@ -234,9 +234,7 @@ int main(int argc, char **argv)
              own_message("x.o: undefined symbol 'objrt_test_no_such_symbol_xyz'", MARK_A, MARK_B),
              "own_message() does not tell the two messages apart");
     t_case("error-fresh-context-empty", run_fresh, NULL);
-#ifndef T_NO_THREADS
     t_case("error-per-thread", run_threads, NULL);
-#endif
     static const t_entry cases[] = {
         { "error-per-context", run_contexts, NULL }, { "error-nonexistent-file", run_nonexistent, NULL },
         { "error-empty-input", run_empty, NULL }, { "error-names-the-broken-input", run_which_input, NULL },

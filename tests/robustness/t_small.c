@@ -83,7 +83,6 @@ static int case_many_contexts(void *arg, char *why, size_t whylen)
     return ok;
 }
 
-#ifndef T_NO_THREADS
 typedef struct handoff {
     pthread_mutex_t m;
     pthread_cond_t c;
@@ -195,7 +194,6 @@ static int case_spin(void *arg, char *why, size_t whylen)
     }
     return 1;
 }
-#endif
 
 static int case_empty_member(void *arg, char *why, size_t whylen)
 {
@@ -463,10 +461,8 @@ int main(int argc, char **argv)
     tmpdir = argv[2];
     t_case("small-fifo-input-does-not-block", case_fifo, NULL);
     t_case("small-contexts-3000-live", case_many_contexts, NULL);
-#ifndef T_NO_THREADS
     t_case("small-error-buffer-freed-with-ctx", case_buffer_freed, NULL);
     t_case("small-spin-us-huge-value", case_spin, NULL);
-#endif
     t_case("small-empty-archive-member-named", case_empty_member, NULL);
     t_case("small-rela-applies-to-itself", case_rela_self, NULL);
     t_case("small-rela-applies-to-symtab", case_rela_symtab, NULL);
