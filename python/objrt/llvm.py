@@ -18,6 +18,7 @@ names nothing else defines are asked of it too (llvm.load_library_permanently())
 remove_module() unloads the module's unit once every module of that unit is removed and no
 other unit is bound to it; otherwise the unit is kept and retried after later unloads.
 """
+import ctypes
 import os
 import struct
 import threading
@@ -25,7 +26,7 @@ import weakref
 
 import llvmlite.binding as _llvm
 
-from . import Context, LinkError
+from . import Context, LinkError, _lib
 
 __all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped"]
 
@@ -75,30 +76,52 @@ class _Record:
         self.modules = set(modules)
 
 
-def undefined_names(obj):
-    """Names of the global and weak symbols an ELF64 little-endian relocatable object leaves
-    undefined (what it will ask the linker for). Malformed input yields what was readable;
-    objrt itself rejects it with a precise message when it is loaded."""
+_EHDR = struct.Struct("<Q10xHH")       # e_shoff, e_shentsize (at 0x3A), e_shnum
+_SHDR = struct.Struct("<IIQQQQIIQQ")    # Elf64_Shdr
+_SYM = struct.Struct("<IBBHQQ")         # Elf64_Sym: name, info, other, shndx, value, size
+
+
+def scan_symbols(obj):
+    """(defines, undefined) for an ELF64 little-endian relocatable object: whether it
+    defines any function or data symbol (global or local; sections and file names do not
+    count), and the names of the global and weak symbols it leaves undefined (what it will
+    ask the linker for). Malformed input yields (True, what was readable): objrt itself
+    rejects it with a precise message when it is loaded."""
     names = []
+    defines = False
     try:
         if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-            return names
-        shoff, = struct.unpack_from("<Q", obj, 0x28)
-        shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
-        for i in range(shnum):
-            sh = struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize)
+            return True, names
+        view = memoryview(obj)
+        shoff, shentsize, shnum = _EHDR.unpack_from(obj, 0x28)
+        if shentsize != _SHDR.size:
+            return True, names
+        if shoff + shnum * _SHDR.size > len(obj):
+            return True, names
+        shdrs = list(_SHDR.iter_unpack(view[shoff:shoff + shnum * _SHDR.size]))
+        for sh in shdrs:
             if sh[1] != 2:                              # SHT_SYMTAB
                 continue
-            symoff, symsize, strtab = sh[4], sh[5], sh[6]
-            stroff, = struct.unpack_from("<Q", obj, shoff + strtab * shentsize + 0x18)
-            for k in range(1, symsize // 24):
-                st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, symoff + 24 * k)
-                if st_shndx == 0 and st_name and (st_info >> 4) in (1, 2):   # UNDEF, GLOBAL/WEAK
+            symoff, symsize, stroff = sh[4], sh[5], shdrs[sh[6]][4]
+            end = symoff + symsize // _SYM.size * _SYM.size
+            if end > len(obj):
+                return True, names
+            for st_name, st_info, _, st_shndx, _, _ in _SYM.iter_unpack(
+                    view[symoff + _SYM.size:end]):
+                if st_shndx:
+                    defines = defines or (st_info & 0xF) not in (3, 4)   # SECTION, FILE
+                elif st_name and (st_info >> 4) in (1, 2):              # UNDEF, GLOBAL/WEAK
                     start = stroff + st_name
                     names.append(obj[start:obj.index(b"\0", start)].decode())
     except (struct.error, ValueError, IndexError, UnicodeDecodeError):
-        pass
-    return names
+        return True, names
+    return defines, names
+
+
+def undefined_names(obj):
+    """Names of the global and weak symbols an ELF64 little-endian relocatable object leaves
+    undefined (scan_symbols(obj)[1])."""
+    return scan_symbols(obj)[1]
 
 
 def _llvmlite_symbol(name):
@@ -127,6 +150,7 @@ class ExecutionEngine:
         self._loading = False       # a load is running: removals only queue
         self._notify = self._getbuffer = None
         self._explicit = set()      # names defined from llvmlite's symbol table
+        self._stats = _lib.CStats()
         self.units = []             # live records, oldest first (introspection)
         _engines.add(self)
         if module is not None:
@@ -186,45 +210,43 @@ class ExecutionEngine:
         self._getbuffer = getbuffer_func
 
     def _object_of(self, module):
-        """The module's object: from the cache hook, else emitted (and given to notify);
-        None for a module that defines nothing and has no cached object."""
+        """The module's object: from the cache hook, else emitted (and given to notify),
+        as MCJIT does for every module it finalizes."""
         buf = self._getbuffer(module) if self._getbuffer else None
         if buf is None:
-            if not self._defines_something(module):
-                return None
             buf = self._tm.emit_object(module)
             if self._notify:
                 self._notify(module, buf)
         return bytes(buf)
 
-    @staticmethod
-    def _defines_something(module):
-        return (any(not f.is_declaration for f in module.functions)
-                or any(not g.is_declaration for g in module.global_variables))
-
     def finalize_object(self):
         """Emit (or take from the object cache) every module added since the last call and
         link them as one unit. A module numba restores from its cache is empty: its code
-        comes only from the getbuffer hook."""
+        comes only from the getbuffer hook. An object that defines nothing (a module of
+        declarations only) is not linked."""
         with self._lock:
             if not self._pending:
                 return
             pending, self._pending = self._pending, []
-            inputs, mods = [], []
+            inputs, mods, undefined = [], [], []
             for m in pending:
                 buf = self._object_of(m)
-                if buf is not None:
+                # Whether a module defines anything is read from its object's symbol
+                # table, not asked of the module: llvmlite answers one call per function.
+                defines, names = scan_symbols(buf)
+                if defines:
                     inputs.append(("%s.o" % (m.name or "module"), buf))
                     mods.append(m)
+                    undefined.extend(names)
             if inputs:
-                self._load(inputs, mods)
+                self._load(inputs, mods, undefined)
 
-    def _bind_explicit(self, obj):
+    def _bind_explicit(self, names):
         # MCJIT asks llvmlite's symbol table (add_symbol) before the process: numba maps
         # PyExc_StopIteration and friends to the exception objects, while the process
         # exports variables of those names that point to them. objrt consults the host
         # before its resolver, so the names the object leaves undefined are defined first.
-        for name in undefined_names(obj):
+        for name in names:
             if name in self._explicit:
                 continue
             addr = _llvm.address_of_symbol(name)
@@ -232,9 +254,10 @@ class ExecutionEngine:
                 self._ctx.define(name, addr)
                 self._explicit.add(name)
 
-    def _load(self, inputs, mods):
-        for _, buf in inputs:
-            self._bind_explicit(buf)
+    def _load(self, inputs, mods, undefined=None):
+        if undefined is None:
+            undefined = [n for _, buf in inputs for n in undefined_names(buf)]
+        self._bind_explicit(undefined)
         self._loading = True
         try:
             unit = self._ctx.load(*inputs)
@@ -244,7 +267,8 @@ class ExecutionEngine:
         for m in mods:
             self._modules[m] = rec
         self.units.append(rec)
-        s = unit.stats
+        s = self._stats
+        _lib.objrt_unit_stats(unit._h, ctypes.byref(s))    # three counters, not a Stats
         totals.units += 1
         totals.relocations += s.relocations
         totals.reserved_bytes += s.reserved_bytes
