@@ -7,12 +7,20 @@ memory:  N jitted functions compiled, called and dropped: RSS growth (KiB) after
 mapped:  (objrt only) N jitted functions compiled, called and kept: bytes mapped per live
          unit (shared pages of small units plus own reservations) and content per unit.
 speed:   mandelbrot (200x200, 100 iterations) and a reduction (sum of sqrt over 10^6
-         float64) per call: the thread's CPU time, median of 15 calls after a warm-up (us)."""
+         float64) per call: the thread's CPU time, median of 15 calls after a warm-up (us).
+engine:  (run as "mcjit": both JITs in one process) the final LLVM modules of N small
+         functions, each linked by an engine numba set up with MCJIT and by one it set up
+         with objrt (objrt.numba), interleaved module by module, as numba drives them:
+         add_module, finalize_object, two address lookups; objrt also removes the module
+         and the module is freed, as when the function is dropped. Beside them the same
+         module's bare emit_object. Medians per module (us): what each engine costs beyond
+         emitting the object, without the noise of whole processes on a shared machine."""
 import gc
 import json
 import statistics
 import sys
 import time
+import warnings
 
 jit, what = sys.argv[1], sys.argv[2]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -115,5 +123,78 @@ def speed_bench():
             "check": int(mandel(50, 50, 50).sum()) + int(reduce_sqrt(a[:1000]))}
 
 
-print(json.dumps(dict({"compile": compile_bench, "memory": memory_bench,
+def engine_bench():
+    import re
+    import llvmlite.binding as ll
+    import objrt.numba as objrt_numba
+    from numba.core import codegen, config
+    irs = []
+    real_add = codegen.JITCPUCodegen._add_module
+
+    def capture(self, module):
+        irs.append(str(module))
+        return real_add(self, module)
+    codegen.JITCPUCodegen._add_module = capture
+    make(-1)(3)
+    del irs[:]
+    for i in range(n):
+        make(i)(10)
+    codegen.JITCPUCodegen._add_module = real_add
+    names = [re.search(r'define [^@]*@"?([^"(]+)"?\(', ir).group(1) for ir in irs]
+    mc = codegen.JITCPUCodegen("bench-mcjit")           # numba's own MCJIT set-up
+    with warnings.catch_warnings():                     # enabled late on purpose
+        warnings.simplefilter("ignore", RuntimeWarning)
+        objrt_numba.enable()
+    ob = codegen.JITCPUCodegen("bench-objrt")           # the same through objrt.numba
+    opts = dict(opt=config.OPT)
+    mc._customize_tm_options(opts)
+    tm = ll.Target.from_triple(ll.get_process_triple()).create_target_machine(**opts)
+    keep = ll.parse_assembly(irs[-1])                   # numba's runtime library stays loaded
+    ob._engine.add_module(keep)
+    ob._engine.finalize_object()
+    pc = time.perf_counter
+
+    def t_emit(m, name):
+        t = pc()
+        tm.emit_object(m)
+        return pc() - t
+
+    def t_mcjit(m, name):
+        t = pc()
+        mc._engine.add_module(m)
+        mc._engine.finalize_object()
+        addr = mc._engine.get_function_address(name) and mc._engine.get_function_address(name)
+        return pc() - t, addr
+
+    def t_objrt(m, name):
+        ee = ob._engine
+        t = pc()
+        ee.add_module(m)
+        ee.finalize_object()
+        addr = ee._ee.get_module_address(m, name) and ee._ee.get_module_address(m, name)
+        ee.remove_module(m)
+        del m
+        return pc() - t, addr
+    got = {"emit": [], "mcjit": [], "objrt": []}
+    check = 0
+    gc.collect()
+    gc.disable()
+    for i in range(len(irs) - 1):
+        order = ("emit", "mcjit", "objrt") if i % 2 else ("objrt", "mcjit", "emit")
+        for which in order:
+            r = {"emit": t_emit, "mcjit": t_mcjit, "objrt": t_objrt}[which](
+                ll.parse_assembly(irs[i]), names[i])
+            if which != "emit":
+                r, addr = r
+                check += bool(addr)
+            got[which].append(r * 1e6)
+    gc.enable()
+    med = {k: statistics.median(v) for k, v in got.items()}
+    return {"emit_us": med["emit"], "mcjit_us": med["mcjit"], "objrt_us": med["objrt"],
+            "mcjit_beyond_us": statistics.median(b - a for a, b in zip(got["emit"], got["mcjit"])),
+            "objrt_beyond_us": statistics.median(b - a for a, b in zip(got["emit"], got["objrt"])),
+            "modules": len(got["emit"]), "linked": check}
+
+
+print(json.dumps(dict({"compile": compile_bench, "memory": memory_bench, "engine": engine_bench,
                        "mapped": mapped_bench, "speed": speed_bench}[what](), jit=jit, what=what, n=n)))

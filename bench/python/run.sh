@@ -5,11 +5,14 @@
 #   compile   compile + first call of 200 small jitted functions
 #   memory    1000 jitted functions compiled, called and dropped: RSS growth
 #   speed     a numba kernel (mandelbrot) and a reduction, per call
+#   engine    one process, both JITs: the final modules of COMPILE_N small functions each
+#             linked by numba's MCJIT engine and by objrt's, interleaved module by module;
+#             medians of what each costs per module beyond emitting the object
 #   mapped    objrt only: MAPPED_N jitted functions kept: bytes mapped per small unit vs its
 #             content, small units sharing pages (the Python default) and not (OBJRT_PACK=0)
 # Then the same with Debian 13's numba 0.61 in the root scripts/numba-root.sh trixie builds
 # (chroot; BENCH_PY_ROOT=trixie runs only that, BENCH_PY_ROOT=host only the host's numba).
-# Env: ROUNDS (default 3), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1), MAPPED_N (1000).
+# Env: ROUNDS (default 5), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1), MAPPED_N (1000).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
@@ -35,7 +38,7 @@ if [ "$BENCH_PY_ROOT" = trixie ]; then
         env PYTHONPATH="$W/python" OBJRT_LIBRARY="$W/libobjrt.so" \
         ${OBJRT_PACK:+OBJRT_PACK=$OBJRT_PACK} python3 "$@"; }
 fi
-ROUNDS=${ROUNDS:-3}; COMPILE_N=${COMPILE_N:-200}; MEMORY_N=${MEMORY_N:-1000}
+ROUNDS=${ROUNDS:-5}; COMPILE_N=${COMPILE_N:-200}; MEMORY_N=${MEMORY_N:-1000}
 MEMORY_ROUNDS=${MEMORY_ROUNDS:-1}; MAPPED_N=${MAPPED_N:-1000}
 OUT=$(mktemp -d /tmp/objrt-bench-python.XXXXXX)
 trap 'rm -rf "$OUT" ${W:+"$R$W"}' EXIT
@@ -53,6 +56,8 @@ run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
     done
 }
 run compile "$COMPILE_N" "$ROUNDS" && run speed 0 "$ROUNDS" && run memory "$MEMORY_N" "$MEMORY_ROUNDS" || exit 1
+pyrun "$BENCH" mcjit engine "$COMPILE_N" >"$OUT/engine.json" 2>"$OUT/err" \
+    || { echo "bench/python: engine failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
 for pack in 1 0; do
     OBJRT_PACK=$pack pyrun "$BENCH" objrt mapped "$MAPPED_N" >"$OUT/mapped$pack.json" 2>"$OUT/err" \
         || { echo "bench/python: objrt mapped (OBJRT_PACK=$pack) failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
@@ -76,6 +81,16 @@ for what, key, label, unit in (("compile", "ms", "compile + first call of %s fun
                                ("memory", "rss_growth_kib", "RSS growth, %s functions compiled and dropped" % mn, "KiB")):
     o, m = med(what, "objrt", key), med(what, "mcjit", key)
     print("| %s | %.0f %s | %.0f %s | %.2f |" % (label, o, unit, m, unit, o / m if m else float("nan")))
+e = json.load(open("%s/engine.json" % out))
+print("| link work per module beyond emitting its object (%d modules, one process, interleaved) "
+      "| %.0f us | %.0f us | %.2f |" % (e["modules"], e["objrt_beyond_us"], e["mcjit_beyond_us"],
+                                       e["objrt_beyond_us"] / e["mcjit_beyond_us"]))
+print("| the same with the emission (bare emit_object: %.0f us) | %.0f us | %.0f us | %.2f |"
+      % (e["emit_us"], e["objrt_us"], e["mcjit_us"], e["objrt_us"] / e["mcjit_us"]))
+if e["linked"] != 2 * e["modules"]:
+    print("bench/python: engine: %d of %d lookups found the function"
+          % (e["linked"], 2 * e["modules"]))
+    sys.exit(1)
 mem = [r for r in rows("memory") if r["jit"] == "objrt"][-1]
 print("objrt memory run: %d units linked, %d unloaded" % (mem["units"], mem["unloaded"]))
 for pack, label in (("1", "small units sharing pages"), ("0", "each unit on its own pages (OBJRT_PACK=0)")):

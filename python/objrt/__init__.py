@@ -172,9 +172,13 @@ class Context:
             u = _lib.objrt_load(h, arr, len(paths))
         else:
             arr = (_lib.Input * len(inputs))()
+            keep = []
             for k, item in enumerate(inputs):
-                name, data = self._input(k, item)       # bytes: immutable, used in place
-                arr[k] = _lib.Input(name, data or None, len(data))
+                name, data = self._input(k, item)
+                buf = ctypes.create_string_buffer(data, len(data)) if data else None
+                keep.append((name, buf))
+                arr[k] = _lib.Input(name, ctypes.cast(buf, ctypes.c_void_p) if buf else None,
+                                    len(data))
             u = _lib.objrt_load_memory(h, arr, len(inputs))
         if not u:
             self._fail()

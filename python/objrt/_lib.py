@@ -45,9 +45,7 @@ c_p = ctypes.c_void_p
 
 
 class Input(ctypes.Structure):
-    # data as c_char_p: a bytes object is passed in place (objrt_load_memory reads it
-    # during the call only), and the structure keeps a reference to it.
-    _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_char_p), ("size", ctypes.c_size_t)]
+    _fields_ = [("name", ctypes.c_char_p), ("data", c_p), ("size", ctypes.c_size_t)]
 
 
 class CStats(ctypes.Structure):
