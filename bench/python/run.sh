@@ -8,6 +8,8 @@
 #   engine    one process, both JITs: the final modules of COMPILE_N small functions each
 #             linked by numba's MCJIT engine and by objrt's, interleaved module by module;
 #             medians of what each costs per module beyond emitting the object
+#   leak      llvmlite >= 0.44 only (bench/python/passbuilder_leak.py): what its new pass
+#             manager keeps per PassBuilder and per numba function, whichever JIT links
 #   mapped    objrt only: MAPPED_N jitted functions kept: bytes mapped per small unit vs its
 #             content, small units sharing pages (the Python default) and not (OBJRT_PACK=0)
 # Then the same with Debian 13's numba 0.61 in the root scripts/numba-root.sh trixie builds
@@ -26,13 +28,14 @@ fi
 export OBJRT_LIBRARY=$BUILD/libobjrt.so PYTHONPATH=$ROOT/python
 PY=/usr/bin/python3
 BENCH=$ROOT/bench/python/numba_bench.py
+LEAK=$ROOT/bench/python/passbuilder_leak.py
 pyrun() { "$PY" "$@"; }
 if [ "$BENCH_PY_ROOT" = trixie ]; then
     # The checkout's package, the benchmark and the library copied into the root (no mounts).
     R=$(bash "$ROOT/scripts/numba-root.sh" trixie) || { echo "bench/python: no trixie root" >&2; exit 1; }
     W=$(mktemp -d "$R/tmp/objrt-bench-src.XXXXXX"); W=${W#"$R"}
-    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
-    BENCH=$W/numba_bench.py
+    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$LEAK" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
+    BENCH=$W/numba_bench.py LEAK=$W/passbuilder_leak.py
     # /proc (RSS) mounted in a mount namespace of the run's own: gone when it ends.
     pyrun() { unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$R" \
         env PYTHONPATH="$W/python" OBJRT_LIBRARY="$W/libobjrt.so" \
@@ -62,6 +65,11 @@ for pack in 1 0; do
     OBJRT_PACK=$pack pyrun "$BENCH" objrt mapped "$MAPPED_N" >"$OUT/mapped$pack.json" 2>"$OUT/err" \
         || { echo "bench/python: objrt mapped (OBJRT_PACK=$pack) failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
 done
+# llvmlite's new pass manager (0.44 on) keeps memory per PassBuilder, whichever JIT links.
+if pyrun -c 'import llvmlite.binding as ll; ll.create_pass_builder' 2>/dev/null; then
+    pyrun "$LEAK" 100 >"$OUT/leak.json" 2>"$OUT/err" \
+        || { echo "bench/python: passbuilder_leak failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
+fi
 
 "$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" "$NUMBA_VERSION" <<'PYEOF'
 import json, statistics, sys
@@ -98,6 +106,15 @@ for pack, label in (("1", "small units sharing pages"), ("0", "each unit on its 
     print("objrt, %d jitted functions kept, %s: %.0f bytes mapped per unit for %.0f bytes of content (%.2fx)"
           % (m["units"], label, m["mapped_per_unit"], m["content_per_unit"],
              m["mapped_per_unit"] / m["content_per_unit"]))
+try:
+    k = json.load(open("%s/leak.json" % out))
+    print("llvmlite %s: numba creates %.0f PassBuilders per function; each, run once and dropped, "
+          "keeps %.1f KiB of malloc'd memory (LLVMPY_CreatePassBuilder's "
+          "PassInstrumentationCallbacks are never freed); a function compiled, called and "
+          "dropped keeps %.0f KiB (MCJIT)" % (k["llvmlite"], k["pass_builders_per_function"],
+          k["bytes_kept_per_pass_builder"] / 1024, k["bytes_kept_per_function"] / 1024))
+except FileNotFoundError:
+    pass
 checks = {(r["what"], r["jit"]): r.get("check") for w in ("compile", "speed") for r in rows(w)}
 bad = [w for w in ("compile", "speed") if checks[(w, "objrt")] != checks[(w, "mcjit")]]
 if bad:
