@@ -293,6 +293,16 @@ class ExecutionEngine:
                 addr = self._ctx.sym(name)
             return addr or 0
 
+    def defines(self, name):
+        """True when a module added to this engine defines `name` (a function or global
+        with a body or initialiser; a linked one, a global symbol of its unit) or
+        add_global_mapping() gave it an address. What numba's JitEngine.is_symbol_defined
+        answers from the modules it saw."""
+        with self._lock:
+            if name not in self._explicit and self._ctx.sym(name):
+                return True
+            return self._pending_defines(name)
+
     def _pending_defines(self, name):
         # Like MCJIT, compile pending modules only when one of them defines the name: a
         # lookup must not finalize a module that is still being set up (global mappings).

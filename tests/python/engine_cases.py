@@ -216,6 +216,26 @@ def _():
     expect(got == 5, "got %d: the override check could not tell the orders apart" % got)
 
 
+@case("engine-defines")
+def _():
+    # What numba's JitEngine.is_symbol_defined answers from the modules it saw: a body or
+    # an initialiser, pending or linked, or a global mapping; not a declaration, not a name
+    # only llvmlite's symbol table (add_symbol) gave.
+    cb = FN(lambda v: v)
+    keep.append(cb)
+    llvm.add_symbol("objrt_test_added", ctypes.cast(cb, ctypes.c_void_p).value)
+    ee = objrt.llvm.ExecutionEngine(machine())
+    m = llvm.parse_assembly(SYM_IR + "@objrt_test_data = global i64 3\n")
+    ee.add_module(m)
+    pending = [ee.defines(n) for n in ("use_added", "objrt_test_data", "objrt_test_added")]
+    ee.finalize_object()
+    linked = [ee.defines(n) for n in ("use_added", "objrt_test_data", "objrt_test_added")]
+    cell = ctypes.c_int64(0)
+    ee.add_global_mapping("objrt_test_mapped", ctypes.addressof(cell))
+    got = pending + linked + [ee.defines("objrt_test_mapped"), ee.defines("objrt_nothing")]
+    expect(got == [True, True, False, True, True, False, True, False], "answers %r" % got)
+
+
 @case("engine-remove-module-unloads")
 def _():
     ee = objrt.llvm.ExecutionEngine(machine())

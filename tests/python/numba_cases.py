@@ -122,3 +122,89 @@ def _():
            "--version: rc=%d %r %r" % (r.returncode, r.stdout, r.stderr[-200:]))
     r = main_run("-x", "s.py")
     expect(r.returncode == 2 and "Unknown option: -x" in r.stderr, "-x: rc=%d %r" % (r.returncode, r.stderr))
+
+
+# numba's JitEngine lists every definition of every module (is_symbol_defined); on objrt the
+# engine answers from its units and pending modules instead. SHADOW runs numba's listing
+# beside it and records every question whose answer differs; "break" (the control) makes
+# the engine claim a name nothing defines.
+SHADOW = """
+import sys, objrt.numba, objrt.llvm as ol
+objrt.numba.enable()
+import numba
+from numba.core.registry import cpu_target
+shadow, asked, differ = set(), [], []
+add, amap = ol.ExecutionEngine.add_module, ol.ExecutionEngine.add_global_mapping
+def add_module(self, m):
+    for gs in (m.functions, m.global_variables):
+        shadow.update(g.name for g in gs if not g.is_declaration)
+    add(self, m)
+def add_global_mapping(self, gv, addr):
+    shadow.add(gv if isinstance(gv, str) else gv.name)
+    amap(self, gv, addr)
+ol.ExecutionEngine.add_module, ol.ExecutionEngine.add_global_mapping = add_module, add_global_mapping
+if sys.argv[1:] == ["break"]:
+    defines = ol.ExecutionEngine.defines
+    ol.ExecutionEngine.defines = lambda self, n: n == "objrt_nothing" or defines(self, n)
+engine = type(cpu_target.target_context.codegen()._engine)
+isd = engine.is_symbol_defined
+def is_symbol_defined(self, name):
+    got = isd(self, name)
+    asked.append(name)
+    if got != (name in shadow):
+        differ.append((name, got))
+    return got
+engine.is_symbol_defined = is_symbol_defined
+
+@numba.njit
+def outer(n):
+    return 1 if n < 1 else n * inner(n - 1)
+@numba.njit
+def inner(n):
+    return 1 if n < 1 else n * outer(n - 1)
+@numba.njit
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+@numba.cfunc("int64(int64)")
+def twice(x):
+    return 2 * x
+@numba.njit
+def gen(n):
+    for i in range(n):
+        yield i * i
+def closure(k):
+    @numba.njit
+    def f(x):
+        return x + k
+    return f
+res = [outer(5), fib(15), twice.ctypes(21), sum(gen(4)), closure(3)(4), inner(4)]
+res.append(fib.overloads[fib.signatures[0]].library.get_pointer_to_function("objrt_nothing"))
+print(res, len(asked), sum(n.startswith(".numba.unresolved$") for n in asked), differ[:3])
+"""
+
+
+def run_shadow(*args):
+    path = os.path.join(TMP, "shadow.py")
+    with open(path, "w") as f:
+        f.write(SHADOW)
+    r = subprocess.run([sys.executable, path] + list(args), capture_output=True, text=True,
+                       timeout=900)
+    m = re.match(r"^\[120, 610, 42, 14, 7, 24, 0\] (\d+) (\d+) (.*)$", r.stdout.strip())
+    expect(r.returncode == 0 and m, "rc=%d out=%r err=%r" % (r.returncode, r.stdout, r.stderr[-300:]))
+    return int(m.group(1)), int(m.group(2)), m.group(3)
+
+
+@case("numba-symbol-tracking-as-numba")
+def _():
+    asked, unresolved, differ = run_shadow()
+    # mutual recursion makes numba ask for its .numba.unresolved$ slots while the module is
+    # still pending; every library lookup asks after the link, one for a name nothing defines
+    expect(asked >= 7 and unresolved >= 1 and differ == "[]",
+           "asked %d (%d unresolved slots), answers differing from numba's: %s"
+           % (asked, unresolved, differ))
+
+
+@case("numba-symbol-tracking-control")
+def _():
+    differ = run_shadow("break")[2]
+    expect("objrt_nothing" in differ, "an engine claiming a name nothing defines went unnoticed")

@@ -36,7 +36,17 @@ def _stop_unloading():
 
 def _make_engine_class(codegen):
     class ObjrtJitEngine(codegen.JitEngine):
-        """numba's JitEngine (symbol tracking) over an objrt engine instead of MCJIT."""
+        """numba's JitEngine over an objrt engine instead of MCJIT. numba tracks the names
+        its modules define so that a lookup never reaches MCJIT's exit(1) on an unknown
+        name; objrt knows its units' definitions, so the tracking is asked of it."""
+
+        def add_module(self, module):
+            # numba's add_module lists every definition through llvmlite, one call per
+            # global, for every module; is_symbol_defined asks the engine instead.
+            self._ee.add_module(module)
+
+        def is_symbol_defined(self, name):
+            return name in self._defined_symbols or self._ee.defines(name)
 
         def set_object_cache(self, notify, getbuffer):
             self._ee.set_object_cache(notify, getbuffer)
