@@ -84,13 +84,13 @@ def _():
 def _():
     # A numba release objrt.numba was not made for: a clear refusal, numba keeps MCJIT.
     # The control is every other case, where the installed release is accepted.
-    code = ("import numba, objrt.numba\nnumba.__version__ = '0.99.0'\n"
+    code = ("import numba, objrt.numba\nnumba.__version__ = '0.50.0'\n"
             "try:\n    objrt.numba.enable()\nexcept objrt.numba.UnsupportedNumba as e:\n"
             "    print(e)\nprint(objrt.numba.enabled(), numba.njit(lambda x: x + 1)(1))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     out = r.stdout.splitlines()
     expect(r.returncode == 0 and len(out) == 2 and out[1] == "False 2" and
-           "objrt.numba supports numba 0.56 to 0.61; this is numba 0.99.0" in out[0],
+           "objrt.numba supports numba 0.56 to 0.65; this is numba 0.50.0" in out[0],
            "rc=%d out=%r err=%r" % (r.returncode, r.stdout, r.stderr[-300:]))
 
 

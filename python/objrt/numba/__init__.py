@@ -9,8 +9,9 @@ or run a program unchanged: ``python3 -m objrt.numba [--stats] (-m MODULE | SCRI
 
 enable() replaces MCJIT where numba creates it: while numba's JITCPUCodegen._init runs,
 llvmlite's create_mcjit_compiler and numba's JitEngine are objrt's (the JIT codegen only;
-AOT compilation is untouched). numba 0.56 to 0.61 with llvmlite 0.39 to 0.44; another
-release is refused (UnsupportedNumba). When numba frees a code library (its
+AOT compilation is untouched). numba 0.56 to 0.65 with llvmlite 0.39 to 0.47; a newer
+release runs with a warning (UntestedNumba) when every hook point is there, else it is
+refused (UnsupportedNumba), as is an older one. When numba frees a code library (its
 dispatcher and overloads are gone), the library's unit is unloaded unless another unit is
 bound to it (then it goes when that one does). OBJRT_NUMBA_UNLOAD=0 keeps every unit, as
 MCJIT does. At interpreter exit nothing is unloaded any more: objects still alive may call
@@ -25,7 +26,7 @@ import weakref
 
 from .. import llvm as _objrt_llvm
 
-__all__ = ["enable", "enabled", "stats_line", "UnsupportedNumba"]
+__all__ = ["enable", "enabled", "stats_line", "UnsupportedNumba", "UntestedNumba"]
 
 _state = {"enabled": False, "exiting": False}
 
@@ -67,15 +68,21 @@ def _make_engine_class(codegen):
     return ObjrtJitEngine
 
 
-# The numba and llvmlite releases objrt.numba was tested with (Debian 12: 0.56 / 0.39,
-# Debian 13: 0.61 / 0.44). Another version is refused: its codegen may create engines where
-# these hooks do not see them.
-NUMBA_VERSIONS = ((0, 56), (0, 61))
-LLVMLITE_VERSIONS = ((0, 39), (0, 44))
+# The numba and llvmlite releases objrt.numba is tested with (Debian 12: 0.56 / 0.39,
+# Debian 13: 0.61 / 0.44, Debian sid: 0.65 / 0.47). An older release is refused; a newer one
+# runs, with one warning, when every place objrt hooks into is there (HOOK_POINTS): a numba
+# that moved them would create engines these hooks never see.
+NUMBA_VERSIONS = ((0, 56), (0, 65))
+LLVMLITE_VERSIONS = ((0, 39), (0, 47))
 
 
 class UnsupportedNumba(RuntimeError):
-    """enable() was called with a numba or llvmlite release objrt.numba does not know."""
+    """enable() was called with a numba or llvmlite release objrt.numba cannot hook into:
+    older than the tested range, or without one of its hook points."""
+
+
+class UntestedNumba(RuntimeWarning):
+    """enable() runs on a numba or llvmlite release newer than the tested range."""
 
 
 def _release(version):
@@ -85,25 +92,58 @@ def _release(version):
         return None
 
 
+def _gate():
+    """The newest numba release that runs: by default any whose hook points are present.
+    OBJRT_NUMBA_GATE=X.Y (a test hook: the negative control of the gate) refuses what is
+    newer than X.Y, as releases before 0.65 support did."""
+    return _release(os.environ.get("OBJRT_NUMBA_GATE", "")) or None
+
+
+def _hook_points(codegen):
+    """(name, present) for every attribute of numba.core.codegen enable() replaces or
+    calls."""
+    cg = getattr(codegen, "JITCPUCodegen", None)
+    lib = getattr(codegen, "JITCodeLibrary", None)
+    return (("numba.core.codegen.ll", hasattr(codegen, "ll")),
+            ("numba.core.codegen.JitEngine", hasattr(codegen, "JitEngine")),
+            ("JITCPUCodegen._init", hasattr(cg, "_init")),
+            ("JITCPUCodegen._add_module", hasattr(cg, "_add_module")),
+            ("JITCodeLibrary.get_pointer_to_function",
+             hasattr(lib, "get_pointer_to_function")))
+
+
+def _range(what, lo, hi):
+    return "%s %d.%d to %d.%d" % (what, lo[0], lo[1], hi[0], hi[1])
+
+
 def _check_versions(numba_version, llvmlite_version, codegen):
-    """Raise UnsupportedNumba naming what does not fit; None when all is as expected."""
+    """Raise UnsupportedNumba naming what does not fit; return None when the releases are
+    the tested ones, else the warning's text for a newer release whose hook points are all
+    present."""
+    tested = "%s with %s" % (_range("numba", *NUMBA_VERSIONS),
+                             _range("llvmlite", *LLVMLITE_VERSIONS))
+    newer = []
+    gate = _gate()
     for what, ver, (lo, hi) in (("numba", numba_version, NUMBA_VERSIONS),
                                 ("llvmlite", llvmlite_version, LLVMLITE_VERSIONS)):
         rel = _release(ver)
-        if rel is None or not lo <= rel <= hi:
+        if gate is not None and what == "numba":
+            hi = gate
+        if rel is None or rel < lo or (gate is not None and what == "numba" and rel > hi):
             raise UnsupportedNumba(
-                "objrt.numba supports %s %d.%d to %d.%d; this is %s %s (numba keeps using "
-                "MCJIT: run without objrt.numba)" % (what, lo[0], lo[1], hi[0], hi[1], what, ver))
-    missing = [n for n, ok in (
-        ("numba.core.codegen.ll", hasattr(codegen, "ll")),
-        ("numba.core.codegen.JitEngine", hasattr(codegen, "JitEngine")),
-        ("JITCPUCodegen._init", hasattr(codegen.JITCPUCodegen, "_init")),
-        ("JITCPUCodegen._add_module", hasattr(codegen.JITCPUCodegen, "_add_module")),
-        ("JITCodeLibrary.get_pointer_to_function",
-         hasattr(codegen.JITCodeLibrary, "get_pointer_to_function"))) if not ok]
+                "objrt.numba supports %s; this is %s %s (numba keeps using MCJIT: run "
+                "without objrt.numba)" % (_range(what, lo, hi), what, ver))
+        if rel > hi:
+            newer.append("%s %s" % (what, ver))
+    missing = [n for n, ok in _hook_points(codegen) if not ok]
     if missing:
-        raise UnsupportedNumba("objrt.numba: numba %s lacks %s, where objrt hooks in"
+        raise UnsupportedNumba("objrt.numba: numba %s lacks %s, where objrt hooks in (numba "
+                               "keeps using MCJIT: run without objrt.numba)"
                                % (numba_version, ", ".join(missing)))
+    if newer:
+        return ("objrt.numba was tested with %s; this is %s: running on objrt (every hook "
+                "point is present)" % (tested, " and ".join(newer)))
+    return None
 
 
 class _Binding:
@@ -135,15 +175,15 @@ def _cpu_target_built():
 def enable():
     """Make numba's CPU JIT link through objrt from now on. Idempotent. Code numba compiled
     before the call stays with MCJIT (enable first: ``python3 -m objrt.numba`` does).
-    Raises UnsupportedNumba for a numba or llvmlite release outside NUMBA_VERSIONS and
-    LLVMLITE_VERSIONS."""
+    Raises UnsupportedNumba for a numba or llvmlite release older than NUMBA_VERSIONS and
+    LLVMLITE_VERSIONS or one without a hook point; warns (UntestedNumba) for a newer one."""
     if _state["enabled"]:
         return
     import llvmlite
     import numba
     from numba.core import codegen
 
-    _check_versions(numba.__version__, llvmlite.__version__, codegen)
+    untested = _check_versions(numba.__version__, llvmlite.__version__, codegen)
     engine_class = _make_engine_class(codegen)
     unload = os.environ.get("OBJRT_NUMBA_UNLOAD", "1") != "0"
     orig_init = codegen.JITCPUCodegen._init
@@ -193,6 +233,8 @@ def enable():
     weakref.finalize(enable, lambda: None).atexit = False
     atexit.register(_stop_unloading)
     _state["enabled"] = True
+    if untested:
+        warnings.warn(untested, UntestedNumba, stacklevel=2)
     if _cpu_target_built():
         warnings.warn(
             "objrt.numba.enable() came after numba set up its CPU target with MCJIT: what "
