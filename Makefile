@@ -105,12 +105,19 @@ $(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
 # objrt.h, one written from each other header (scripts/header-man.py), and a link
 # (.so) per function to its header's page, from the compiler's list of declarations
 # (scripts/public-functions.sh), so `man objrt_load` works and no list is kept by hand.
+# objrt.pc and CMAKEDIR's objrt-config.cmake carry the paths given here. Without DESTDIR,
+# install and uninstall end with ldconfig when LIBDIR is one the dynamic linker searches
+# (else a note on how hosts find the library): scripts/ldconfig-after-install.sh.
 LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+CMAKEDIR ?= $(LIBDIR)/cmake/objrt
 HEADER_PAGES := objrt/tvm_backend.h:objrt_tvm_backend objrt/tvm_ffi.h:objrt_tvm_ffi
+SUBST := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+             -e 's|@VERSION@|$(VERSION)|g' -e 's|@SONAME@|$(SONAME)|g'
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/objrt \
+	    $(DESTDIR)$(CMAKEDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(BUILD)/objrt $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/libobjrt.a $(DESTDIR)$(LIBDIR)/
@@ -132,8 +139,10 @@ install: all
 	    [ -n "$$page" ] || { echo "install: no man page for $$hdr ($$fn)" >&2; exit 1; }; \
 	    echo ".so man3/$$page.3" > $(DESTDIR)$(MANDIR)/man3/$$fn.3; \
 	done < $(BUILD)/public-functions.txt
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
-	    -e 's|@VERSION@|$(VERSION)|g' objrt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/objrt.pc
+	$(SUBST) objrt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/objrt.pc
+	$(SUBST) cmake/objrt-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/objrt-config.cmake
+	$(SUBST) cmake/objrt-config-version.cmake.in > $(DESTDIR)$(CMAKEDIR)/objrt-config-version.cmake
+	$(if $(DESTDIR),,bash scripts/ldconfig-after-install.sh $(LIBDIR))
 
 # Removes exactly what install put there (the same PREFIX, LIBDIR, MANDIR and DESTDIR).
 uninstall:
@@ -145,7 +154,9 @@ uninstall:
 	    $(foreach hp,$(HEADER_PAGES),$(DESTDIR)$(MANDIR)/man3/$(lastword $(subst :, ,$(hp))).3)
 	bash scripts/public-functions.sh | while read -r fn hdr line; do \
 	    rm -f $(DESTDIR)$(MANDIR)/man3/$$fn.3; done
-	-rmdir $(DESTDIR)$(INCDIR)/objrt 2>/dev/null
+	rm -f $(DESTDIR)$(CMAKEDIR)/objrt-config.cmake $(DESTDIR)$(CMAKEDIR)/objrt-config-version.cmake
+	-rmdir $(DESTDIR)$(INCDIR)/objrt $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+	$(if $(DESTDIR),,bash scripts/ldconfig-after-install.sh $(LIBDIR) uninstall)
 
 clean:
 	rm -rf build build-*
