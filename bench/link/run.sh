@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/link/run.sh BUILD - link-time benchmark: objrt vs LLVM 14 RuntimeDyld vs dlopen.
+# bench/link/run.sh BUILD - link-time benchmark: objrt vs LLVM 14 RuntimeDyld, LLVM 14 JITLink
+# and glibc's dlopen of the same code already linked.
 #
 # Input sets (x86_64 Debian static libraries, members extracted with `ar x`, every member
 # given explicitly so both in-process linkers link exactly the same objects):
@@ -14,9 +15,14 @@
 # Measurements, all in the same run:
 #   objrt_link   in-process, files read into memory first, objrt_load_memory (+ unload)
 #   rtdyld_link  in-process, same files, fresh RuntimeDyld + SectionMemoryManager per rep
-#                (the two alternate in BENCH_ROUNDS rounds so both see the same load)
-#   dlopen_link  in-process dlopen+dlclose loop (verified to really unload each time) and
-#                the first dlopen of a fresh process, sampled over SAMPLES processes
+#   jitlink_link in-process, same files, a fresh ORC ExecutionSession + ObjectLinkingLayer
+#                (JITLink, InProcessMemoryManager, eh_frame registration) per rep; where
+#                JITLink refuses an input its reason is printed instead of a time
+#   dlopen_link  in-process dlopen+dlclose loop (verified to really unload each time; the
+#                dlopen alone is the "dlopen" column, the floor: the same library already
+#                linked by ld) and the first dlopen of a fresh process, over SAMPLES processes
+#                (objrt, RuntimeDyld, JITLink and the dlopen loop alternate in BENCH_ROUNDS
+#                rounds so all see the same load)
 #   objrt run    link_us of `objrt run --stats` in SAMPLES fresh processes (same inputs
 #                plus a one-function entry object), the CLI analogue of the fresh dlopen
 #   objrt cold   the link of `objrt_link -r 1` in SAMPLES new processes: the first link of a
@@ -87,6 +93,17 @@ if command -v "$LLVM_CONFIG" >/dev/null; then
 else
     note "bench/link: $LLVM_CONFIG not found (llvm-14-dev): RuntimeDyld column skipped"; status=1
 fi
+have_jitlink=0
+if [ "$have_rtdyld" = 1 ]; then
+    if $CXX -fPIC -O2 -Wall $($LLVM_CONFIG --cxxflags | sed 's/-I/-isystem /g') -I"$ROOT/bench/link" \
+            "$ROOT/bench/link/jitlink_link.cpp" "$W/check.o" -o "$W/jitlink_link" \
+            $($LLVM_CONFIG --ldflags --libs core orcjit jitlink executionengine object support native) -ldl \
+            2>"$W/jitlink-build.log"; then
+        have_jitlink=1
+    else
+        note "bench/link: jitlink_link did not build: $(tail -n 3 "$W/jitlink-build.log")"; status=1
+    fi
+fi
 have_objrt=0
 if [ -f "$BUILD/libobjrt.a" ] &&
    $CC $CFLAGS_B -I"$ROOT/include" "$ROOT/bench/link/objrt_link.c" "$W/check.o" "$BUILD/libobjrt.a" \
@@ -154,7 +171,9 @@ mega() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.2f", a / 1e6; else prin
 
 # ---- one input set ---------------------------------------------------------------------
 checks=()
-FMT='%-7s %7s %7s %15s %15s %13s %9s %9s %8s %8s %8s %8s %11s %8s %15s %15s %8s\n'
+refusals=()
+goals=()
+FMT='%-7s %7s %7s %15s %15s %13s %15s %13s %13s %11s %9s %9s %8s %8s %8s %8s %15s %15s %8s\n'
 rows=()
 SFMT='%-7s %6s %7s %11s %15s %15s %13s %15s %11s %6s %6s %11s %6s %6s %6s %8s %8s %8s\n'
 sums=()
@@ -190,8 +209,17 @@ bench_set() {
     local r_min=n/a r_med=n/a o_min=n/a o_med=n/a o_rel=n/a r_cpu=n/a o_cpu=n/a round
     local budget
     budget=$(awk -v s="$SECONDS_PER" -v r="$ROUNDS" 'BEGIN { printf "%.2f", s / r }')
-    : >"$d/rtdyld.txt"; : >"$d/objrt.txt"; : >"$d/ablated.txt"
+    : >"$d/rtdyld.txt"; : >"$d/objrt.txt"; : >"$d/ablated.txt"; : >"$d/jitlink.txt"; : >"$d/dlopen.txt"
+    local jl_ok=$have_jitlink
     for round in $(seq "$ROUNDS"); do
+        if [ "$jl_ok" = 1 ]; then
+            # a refusal is JITLink's answer for this set, not a failure of the benchmark
+            "$W/jitlink_link" -r 1000 -t "$budget" -c "$check" -s "$d/jitlink.samples" "${objs[@]}" \
+                >>"$d/jitlink.txt" 2>/dev/null || jl_ok=0
+        fi
+        if [ "$so" != - ]; then
+            "$W/dlopen_link" -t "$budget" -c "$check" -s "$d/dlopen.samples" "$so" >>"$d/dlopen.txt" 2>&1 || status=1
+        fi
         if [ "$have_rtdyld" = 1 ]; then
             "$W/rtdyld_link" -r 1000 -t "$budget" -c "$check" -s "$d/rtdyld.samples" "${objs[@]}" \
                 >>"$d/rtdyld.txt" 2>&1 || status=1
@@ -226,6 +254,25 @@ bench_set() {
         [ "$(grep -c '^check=ok' "$d/objrt.txt")" = "$ROUNDS" ] ||
             { note "bench/link: objrt result for $set failed its check"; status=1; }
         [ "${o_rel:-x}" = "$n_rel" ] || note "bench/link: objrt counted relocations=${o_rel:-?}, readelf counts $n_rel"
+    fi
+
+    local j_min=n/a j_med=n/a j_cpu=n/a j_why=""
+    if [ "$have_jitlink" = 1 ]; then
+        j_why=$(sed -n 's/^jitlink refused="\(.*\)"$/\1/p' "$d/jitlink.txt" | head -n 1)
+        if [ -n "$j_why" ]; then
+            note "bench/link: JITLink refuses $set: $j_why"
+        else
+            cat "$d/jitlink.txt" >&2
+            read -r j_min j_med <<<"$(cut -d' ' -f1 "$d/jitlink.samples" 2>/dev/null | minmed)"
+            j_cpu=$(cut -d' ' -f2 "$d/jitlink.samples" 2>/dev/null | minmed | cut -d' ' -f2)
+            [ "$(grep -c '^check=ok' "$d/jitlink.txt")" = "$ROUNDS" ] ||
+                { note "bench/link: JITLink result for $set failed its check"; status=1; }
+        fi
+    fi
+    local dl_min=n/a dl_med=n/a dl_cpu=n/a
+    if [ "$so" != - ]; then
+        read -r dl_min dl_med <<<"$(cut -d' ' -f1 "$d/dlopen.samples" 2>/dev/null | minmed)"
+        dl_cpu=$(cut -d' ' -f2 "$d/dlopen.samples" 2>/dev/null | minmed | cut -d' ' -f2)
     fi
 
     # Load/unload cycles back to back in one process: mean per cycle against the link.
@@ -263,7 +310,6 @@ bench_set() {
     # dlopen: in-process loop (verified unloads) and first dlopen in fresh processes.
     local dl_loop_med=n/a dl_fresh dl_fresh_min=n/a dl_fresh_med=n/a k
     if [ "$so" != - ]; then
-        "$W/dlopen_link" -t "$SECONDS_PER" -c "$check" "$so" >"$d/dlopen.txt" 2>&1 || status=1
         cat "$d/dlopen.txt" >&2
         dl_loop_med=$(field median_us "dlopen loop" "$d/dlopen.txt")
         grep -q 'unloaded=yes' "$d/dlopen.txt" || note "bench/link: $so stayed loaded after dlclose: loop numbers are cached"
@@ -313,11 +359,27 @@ bench_set() {
     rows+=("$(printf "$FMT" "$set" "$n_obj" "$n_rel" \
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$r_med")/$(ms "$r_min")" \
         "$(ratio "$r_med" "$o_med")/$(ratio "$r_min" "$o_min")" \
+        "$(if [ -n "$j_why" ]; then echo refused; else echo "$(ms "$j_med")/$(ms "$j_min")"; fi)" \
+        "$(ratio "$j_med" "$o_med")/$(ratio "$j_min" "$o_min")" \
+        "$(ms "$dl_med")/$(ms "$dl_min")" "$(ratio "$o_med" "$dl_med")/$(ratio "$o_min" "$dl_min")" \
         "$(ms "$o_cpu")" "$(ms "$r_cpu")" "$(ratio "$r_cpu" "$o_cpu")" \
         "$(mega "$o_ins")" "$(mega "$r_ins")" "$(ratio "$r_ins" "$o_ins")" \
-        "$(ms "$dl_loop_med")" "$(ratio "$dl_loop_med" "$o_med")" \
         "$(ms "$cli_med")/$(ms "$cli_min")" "$(ms "$dl_fresh_med")/$(ms "$dl_fresh_min")" \
-        "$(ratio "$dl_fresh_med" "$cli_med")")")
+        "$(ratio "$cli_med" "$dl_fresh_med")")")
+    [ -n "$j_why" ] && refusals+=("$set: JITLink: $j_why")
+    # issue 37's goals, judged on best and median samples of the interleaved rounds
+    goals+=("$(awk -v s="$set" -v o="$o_min" -v om="$o_med" -v d="$dl_min" -v dm="$dl_med" -v r="$r_min" -v rm="$r_med" \
+                   -v j="$j_min" -v jm="$j_med" -v c="$cli_med" -v f="$dl_fresh_med" 'function v(x) { return x + 0 > 0 }
+        function judge(ok) { return ok ? "met" : "NOT met" }
+        BEGIN {
+            printf "%s:", s
+            if (v(o) && v(d)) printf " warm/dlopen best %.2fx median %.2fx (<= 1.0x: %s);", o / d, om / dm, judge(o / d <= 1 && om / dm <= 1)
+            else printf " warm/dlopen n/a (no prelinked library);"
+            if (v(o) && v(r)) printf " RuntimeDyld/warm best %.1fx median %.1fx (>= 20x: %s);", r / o, rm / om, judge(r / o >= 20 && rm / om >= 20)
+            if (v(o) && v(j)) printf " JITLink/warm best %.1fx median %.1fx (>= 30x: %s);", j / o, jm / om, judge(j / o >= 30 && jm / om >= 30)
+            else printf " JITLink n/a (refused or not built);"
+            if (v(c) && v(f)) printf " fresh first link/first dlopen %.2fx (<= 1.5x: %s)", c / f, judge(c / f <= 1.5)
+        }')")
     load1=$(cut -d' ' -f1 /proc/loadavg)
     sums+=("$(printf "$SFMT" "$set" "$n_obj" "$n_rel" "$load0-$load1" \
         "$(ms "$o_med")/$(ms "$o_min")" "$(ms "$cli_med")/$(ms "$cli_min")" \
@@ -341,8 +403,9 @@ bench_set() {
         else
             printf ", load/unload cycle not measured" }')")
     local h
-    for h in objrt rtdyld dlopen; do
-        [ -f "$d/$h.txt" ] && checks+=("$set/$h: $(grep -m 1 '^check=' "$d/$h.txt" || echo 'check=none (harness failed)')")
+    for h in objrt rtdyld jitlink dlopen; do
+        if [ "$h" = jitlink ] && [ -n "$j_why" ]; then checks+=("$set/$h: refused (above)"); continue; fi
+        [ -s "$d/$h.txt" ] && checks+=("$set/$h: $(grep -m 1 '^check=' "$d/$h.txt" || echo 'check=none (harness failed)')")
     done
     if [ "$r_med" != n/a ] && [ "$o_med" != n/a ]; then
         awk -v r="$r_med" -v o="$o_med" 'BEGIN { exit !(r / o >= 20) }' ||
@@ -371,17 +434,20 @@ done
 
 echo
 echo "Link time, milliseconds, median/min ($(uname -m), $(nproc) cores; in-process: files already in memory)"
-printf "$FMT" set objects relocs objrt RuntimeDyld RTD/ob:med/min objrt-cpu RTD-cpu RTD/ob \
-    objrt-Mi RTD-Mi RTD/ob dlopen-loop dl/ob \
-    "objrt-run*" "dlopen-1st*" dl/run
+printf "$FMT" set objects relocs objrt RuntimeDyld RTD/ob:med/min JITLink JL/ob:med/min dlopen ob/dl:med/min \
+    objrt-cpu RTD-cpu RTD/ob objrt-Mi RTD-Mi RTD/ob \
+    "objrt-run*" "dlopen-1st*" run/dl
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done
 echo "objrt, RuntimeDyld: in-process link of the extracted members, wall time median/min over repetitions;"
 echo " -cpu: median process CPU time of the same repetitions. On a busy machine wall medians of"
 echo " longer links include time spent descheduled, so compare the min and cpu columns too;"
 echo " -Mi: millions of user-space instructions per link (callgrind; load-independent, no kernel work);"
-echo " dlopen-loop: in-process dlopen(RTLD_NOW|RTLD_LOCAL)+dlclose of the .so, median, each dlclose verified."
+echo " JITLink: LLVM 14's ORC ObjectLinkingLayer (InProcessMemoryManager, eh_frame registered), same protocol;"
+echo " dlopen: in-process dlopen(RTLD_NOW|RTLD_LOCAL) alone of the same library already linked by ld (the"
+echo " .so), in the same rounds, each dlclose verified; ob/dl = objrt/dlopen (lower = objrt faster)."
 echo "*fresh process per sample ($SAMPLES samples): objrt-run = link_us of 'objrt run --stats' (its own"
-echo " timer), dlopen-1st = first dlopen of the .so in a new process (timed around the call)."
+echo " timer), dlopen-1st = first dlopen of the .so in a new process (timed around the call); run/dl = objrt-run/dlopen-1st."
+for r in "${refusals[@]}"; do printf 'Refused: %s\n' "$r"; done
 echo "Post-link checks (calls into the linked code, bench/link/check.c):"
 for c in "${checks[@]}"; do printf '  %s\n' "$c"; done
 echo "Ratios are other/objrt (higher = objrt faster); the RuntimeDyld targets are >= 20x warm, >= 10x fresh."
@@ -408,6 +474,9 @@ printf '%s\n' "${perrel_warm[@]}" |
 printf '%s\n' "${perrel_ins[@]}" |
     spread "instructions per relocation, warm: %s (%s) to %s (%s): %.2fx spread (callgrind; no cache or memory effects)"
 for t in "${targets[@]}"; do printf '%s\n' "$t"; done
+echo "Issue 37's goals (objrt warm against the prelinked library's dlopen, RuntimeDyld and JITLink in the"
+echo "same interleaved rounds; the first link of a fresh process against a fresh process's first dlopen):"
+for t in "${goals[@]}"; do printf '%s\n' "$t"; done
 if [ "${#ablation[@]}" -gt 0 ]; then
     echo "What three of objrt's guarantees cost the warm link (ablated = a bench-only build,"
     echo "-DOBJRT_BENCH_ABLATE: no debugger images, no .eh_frame check, an unkeyed name hash; in the"

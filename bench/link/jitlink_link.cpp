@@ -1,0 +1,287 @@
+// jitlink_link.cpp - time linking N relocatable objects in-process with LLVM 14's JITLink,
+// through ORC's ObjectLinkingLayer (what LLJIT uses on Linux since LLVM 17).
+//
+// usage: jitlink_link [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|crypto|none] [-s SAMPLES_FILE] FILE.o...
+//
+// Protocol (mirrors objrt_link.c and rtdyld_link.cpp so the numbers compare):
+//   * every file is read into memory before timing starts, and the names each object
+//     defines are collected then (ORC links an object only when one of its symbols is
+//     looked up; looking up all of them makes it link every object, as the others do);
+//   * one repetition = a fresh ExecutionSession with an ObjectLinkingLayer over
+//     InProcessMemoryManager and an EHFrameRegistrationPlugin (eh_frame registered, as
+//     objrt and the RuntimeDyld harness do), one JITDylib that falls back on the host
+//     process (DynamicLibrarySearchGenerator, libm loaded RTLD_GLOBAL, atexit given as
+//     the harness's own, as the other harnesses do); every buffer added, then one lookup
+//     of every defined name, which waits until all are linked and finalized -> "link";
+//     endSession() -> "teardown";
+//   * after timing, one more link is made and known functions are looked up and called
+//     (-c, see check.c) to prove the linked code works.
+// Where JITLink refuses an input the harness prints the reason and exits 1; run.sh shows it
+// in the table instead of a time.
+// Output: one "key=value ..." line per measurement, parsed by bench/link/run.sh.
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
+#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <dlfcn.h>
+#include <time.h>
+
+#include "check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace orc = llvm::orc;
+
+struct Input {
+    std::string path;
+    std::unique_ptr<llvm::MemoryBuffer> buf;
+};
+
+// One linked image: the session owns the memory of everything it linked.
+struct Image {
+    std::unique_ptr<orc::ExecutionSession> es;
+    std::unique_ptr<orc::ObjectLinkingLayer> layer;
+    orc::JITDylib *jd = nullptr;
+    std::string error;
+    std::string cause;                          // the first error JITLink reported
+};
+
+// Global names each object defines (weak ones once): what the lookup asks for.
+bool defined_names(const std::vector<Input> &inputs, std::vector<std::string> &names)
+{
+    std::set<std::string> seen;
+    for (const Input &in : inputs) {
+        auto obj = llvm::object::ObjectFile::createObjectFile(in.buf->getMemBufferRef());
+        if (!obj) {
+            std::fprintf(stderr, "jitlink_link: %s: %s\n", in.path.c_str(), llvm::toString(obj.takeError()).c_str());
+            return false;
+        }
+        for (const llvm::object::SymbolRef &sym : (*obj)->symbols()) {
+            auto flags = sym.getFlags();
+            auto name = sym.getName();
+            if (!flags || !name) {
+                llvm::consumeError(flags.takeError());
+                llvm::consumeError(name.takeError());
+                continue;
+            }
+            if (!(*flags & llvm::object::SymbolRef::SF_Global) || (*flags & llvm::object::SymbolRef::SF_Undefined) ||
+                (*flags & llvm::object::SymbolRef::SF_Common) || name->empty())
+                continue;
+            if (seen.insert(name->str()).second)
+                names.push_back(name->str());
+        }
+    }
+    return true;
+}
+
+bool link_all(const std::vector<Input> &inputs, const std::vector<std::string> &names, Image &img)
+{
+    auto epc = orc::SelfExecutorProcessControl::Create();
+    if (!epc) {
+        img.error = llvm::toString(epc.takeError());
+        return false;
+    }
+    img.es = std::make_unique<orc::ExecutionSession>(std::move(*epc));
+    // JITLink reports why an object failed here; the lookup only says which names failed.
+    Image *self = &img;
+    img.es->setErrorReporter([self](llvm::Error err) {
+        std::string text = llvm::toString(std::move(err));
+        if (self->cause.empty())
+            self->cause = text;
+    });
+    auto mm = llvm::jitlink::InProcessMemoryManager::Create();
+    if (!mm) {
+        img.error = llvm::toString(mm.takeError());
+        return false;
+    }
+    img.layer = std::make_unique<orc::ObjectLinkingLayer>(*img.es, std::move(*mm));
+    img.layer->addPlugin(std::make_unique<orc::EHFrameRegistrationPlugin>(
+        *img.es, std::make_unique<llvm::jitlink::InProcessEHFrameRegistrar>()));
+    img.jd = &img.es->createBareJITDylib("main");
+    auto host = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess('\0');
+    if (!host) {
+        img.error = llvm::toString(host.takeError());
+        return false;
+    }
+    img.jd->addGenerator(std::move(*host));
+    // glibc keeps atexit in libc_nonshared.a, out of dlsym's reach; objrt supplies it too.
+    orc::SymbolMap extra;
+    extra[img.es->intern("atexit")] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(&atexit), llvm::JITSymbolFlags::Exported);
+    if (auto err = img.jd->define(orc::absoluteSymbols(std::move(extra)))) {
+        img.error = llvm::toString(std::move(err));
+        return false;
+    }
+    for (const Input &in : inputs) {
+        if (auto err = img.layer->add(*img.jd, llvm::MemoryBuffer::getMemBuffer(in.buf->getMemBufferRef(), false))) {
+            img.error = in.path + ": " + llvm::toString(std::move(err));
+            return false;
+        }
+    }
+    orc::SymbolLookupSet want;
+    for (const std::string &n : names)
+        want.add(img.es->intern(n));
+    auto found = img.es->lookup(orc::makeJITDylibSearchOrder(img.jd, orc::JITDylibLookupFlags::MatchAllSymbols),
+                                std::move(want));
+    if (!found) {
+        std::string which = llvm::toString(found.takeError());
+        img.error = img.cause.empty() ? which : img.cause;
+        return false;
+    }
+    return true;
+}
+
+void teardown(Image &img)
+{
+    if (img.es)
+        if (auto err = img.es->endSession())
+            llvm::consumeError(std::move(err));
+    img.layer.reset();
+    img.es.reset();
+}
+
+void *lookup(void *cookie, const char *name)
+{
+    auto *img = static_cast<Image *>(cookie);
+    auto sym = img->es->lookup(orc::makeJITDylibSearchOrder(img->jd, orc::JITDylibLookupFlags::MatchAllSymbols),
+                               img->es->intern(name));
+    if (!sym) {
+        llvm::consumeError(sym.takeError());
+        return nullptr;
+    }
+    return llvm::jitTargetAddressToPointer<void *>(sym->getAddress());
+}
+
+double cpu_us()
+{
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+double us_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+void report(const char *what, std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    std::printf("%s reps=%zu min_us=%.1f median_us=%.1f max_us=%.1f\n", what, n, v[0], median, v[n - 1]);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    int reps = 30;
+    double budget_s = 20;
+    std::string what = "none";
+    const char *samples_path = nullptr;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!std::strcmp(argv[i], "-r") && i + 1 < argc)
+            reps = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "-t") && i + 1 < argc)
+            budget_s = std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "-c") && i + 1 < argc)
+            what = argv[++i];
+        else if (!std::strcmp(argv[i], "-s") && i + 1 < argc)
+            samples_path = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|crypto|none] [-s SAMPLES_FILE] FILE.o...\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    if (i == argc) {
+        std::fprintf(stderr, "jitlink_link: no input files\n");
+        return 2;
+    }
+    llvm::InitializeNativeTarget();
+    if (!dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL)) {
+        std::fprintf(stderr, "jitlink_link: dlopen libm: %s\n", dlerror());
+        return 1;
+    }
+
+    std::vector<Input> inputs;
+    size_t bytes = 0;
+    for (; i < argc; i++) {
+        auto buf = llvm::MemoryBuffer::getFile(argv[i]);
+        if (!buf) {
+            std::fprintf(stderr, "jitlink_link: %s: %s\n", argv[i], buf.getError().message().c_str());
+            return 1;
+        }
+        bytes += (*buf)->getBufferSize();
+        inputs.push_back({argv[i], std::move(*buf)});
+    }
+    std::vector<std::string> names;
+    if (!defined_names(inputs, names))
+        return 1;
+    std::printf("jitlink inputs=%zu bytes=%zu names=%zu\n", inputs.size(), bytes, names.size());
+
+    std::vector<double> link_us, total_us, link_cpu;
+    auto start = Clock::now();
+    for (int r = 0; r < reps; r++) {
+        Image img;
+        double c0 = cpu_us();
+        auto t0 = Clock::now();
+        bool ok = link_all(inputs, names, img);
+        double l = us_since(t0);
+        double c = cpu_us() - c0;
+        std::string error = img.error;
+        teardown(img);
+        double t = us_since(t0);
+        if (!ok) {
+            // one line, for the table: JITLink's own words
+            std::replace(error.begin(), error.end(), '\n', ' ');
+            std::printf("jitlink refused=\"%s\"\n", error.c_str());
+            std::fprintf(stderr, "jitlink_link: link failed: %s\n", error.c_str());
+            return 1;
+        }
+        link_us.push_back(l);
+        link_cpu.push_back(c);
+        total_us.push_back(t);
+        if (r >= 4 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s)
+            break;
+    }
+    if (samples_path) {                         // raw samples, appended: "wall_us cpu_us"
+        if (FILE *f = std::fopen(samples_path, "a")) {
+            for (size_t k = 0; k < link_us.size(); k++)
+                std::fprintf(f, "%.1f %.1f\n", link_us[k], link_cpu[k]);
+            std::fclose(f);
+        }
+    }
+    report("jitlink link", link_us);
+    report("jitlink link+teardown", total_us);
+    report("jitlink link-cpu", link_cpu);
+
+    Image img;
+    if (!link_all(inputs, names, img)) {
+        std::fprintf(stderr, "jitlink_link: link failed: %s\n", img.error.c_str());
+        return 1;
+    }
+    bool ok = bench_check(what.c_str(), lookup, &img) == 0;
+    teardown(img);
+    return ok ? 0 : 1;
+}
