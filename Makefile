@@ -81,16 +81,25 @@ $(BUILD)/libobjrt_loader.a: $(LOADER_OBJ)
 	$(AR) rcs $@ $^
 
 # Only the public API is exported: the version script lists what the headers declare.
+# SO_BIND: libobjrt's own calls to the functions it exports bind to its own definitions
+# when it is linked (-Bsymbolic-functions), whatever the process loaded before it; its one
+# exported data object is used under a hidden alias (debug/gdbjit.c). docs/reference.md,
+# "What libobjrt exports", says why this and not another way. SO_DIR:
+# where the shared library is linked. tests/suites/59-ffi-order.sh links one with
+# SO_BIND= into a directory of its own, the library as it was before (its control).
+SO_BIND ?= -Wl,-Bsymbolic-functions
+SO_DIR  ?= $(BUILD)
 $(BUILD)/objrt.map: scripts/version-script.sh include/objrt.h $(wildcard include/objrt/*.h)
 	@mkdir -p $(dir $@)
 	bash scripts/version-script.sh include/objrt.h $(wildcard include/objrt/*.h) > $@
 
-$(BUILD)/libobjrt.so.$(VERSION): $(LIB_OBJ) $(BUILD)/objrt.map
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script,$(BUILD)/objrt.map \
-	    -o $@ $(LIB_OBJ) $(LDLIBS)
+$(SO_DIR)/libobjrt.so.$(VERSION): $(LIB_OBJ) $(BUILD)/objrt.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) $(SO_BIND) -Wl,-soname,$(SONAME) \
+	    -Wl,--version-script,$(BUILD)/objrt.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/libobjrt.so: $(BUILD)/libobjrt.so.$(VERSION)
-	ln -sf libobjrt.so.$(VERSION) $(BUILD)/$(SONAME)
+$(SO_DIR)/libobjrt.so: $(SO_DIR)/libobjrt.so.$(VERSION)
+	ln -sf libobjrt.so.$(VERSION) $(SO_DIR)/$(SONAME)
 	ln -sf libobjrt.so.$(VERSION) $@
 
 # -rdynamic: loaded code may call back into the CLI's own exported helpers. zlib (the .npz

@@ -48,17 +48,24 @@ __attribute__((noinline, used)) void __jit_debug_register_code(void)
 }
 
 struct jit_descriptor __jit_debug_descriptor = { 1, JIT_NOACTION, NULL, NULL };
+/* The same object under a name of our own, which the code below uses: another JIT in the
+ * process (LLVM's defines both names) may come before libobjrt in the lookup order, and a
+ * reference by the exported name would then chain our entries into its list, under our lock
+ * and not its. The register call is bound to ours at link time (-Bsymbolic-functions, which
+ * does not cover data; docs/reference.md). */
+extern struct jit_descriptor own_descriptor
+    __attribute__((alias("__jit_debug_descriptor"), visibility("hidden")));
 
 /* Every process-wide change goes through this lock, as gdb reads the list at any stop. */
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void notify(struct objrt_jit_entry *e, uint32_t action)
 {
-    __jit_debug_descriptor.relevant_entry = e;
-    __jit_debug_descriptor.action_flag = action;
+    own_descriptor.relevant_entry = e;
+    own_descriptor.action_flag = action;
     __jit_debug_register_code();
-    __jit_debug_descriptor.action_flag = JIT_NOACTION;
-    __jit_debug_descriptor.relevant_entry = NULL;
+    own_descriptor.action_flag = JIT_NOACTION;
+    own_descriptor.relevant_entry = NULL;
 }
 
 /* What the image keeps of section i: gdb reads loaded code and data from memory, so
@@ -296,10 +303,10 @@ void objrt_gdbjit_register(objrt_unitinfo *ui)
         if (!e)
             continue;
         e->prev = NULL;
-        e->next = __jit_debug_descriptor.first_entry;
+        e->next = own_descriptor.first_entry;
         if (e->next)
             e->next->prev = e;
-        __jit_debug_descriptor.first_entry = e;
+        own_descriptor.first_entry = e;
         notify(e, JIT_REGISTER);
     }
     ui->jit_registered = true;
@@ -318,7 +325,7 @@ void objrt_gdbjit_unregister(objrt_unitinfo *ui)
         if (e->prev)
             e->prev->next = e->next;
         else
-            __jit_debug_descriptor.first_entry = e->next;
+            own_descriptor.first_entry = e->next;
         if (e->next)
             e->next->prev = e->prev;
         notify(e, JIT_UNREGISTER);

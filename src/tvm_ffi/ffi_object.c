@@ -394,14 +394,26 @@ static void own_core(void)
     };
 }
 
+/* p is a definition of `name` in another object than the one holding `ours`. `ours` is
+ * libobjrt's own definition even when another library comes first in the lookup order
+ * (libobjrt is linked -Bsymbolic, docs/reference.md); dlsym's answer may instead be a
+ * non-PIE host's PLT entry for our function (its canonical address when it takes the
+ * address), which is no definition: dladdr names only definitions. */
+static int defined_elsewhere(void *p, const char *name, void *ours)
+{
+    Dl_info at, mine;
+    return p && p != ours && dladdr(p, &at) && at.dli_sname && strcmp(at.dli_sname, name) == 0 &&
+           dladdr(ours, &mine) && at.dli_fbase != mine.dli_fbase;
+}
+
 /* `name` in another library of the process: dlsym finds ours first when libobjrt comes
  * first in the search order, so the next definition after ours is looked at too. */
 static void *other_definition(const char *name, void *ours)
 {
     void *p = dlsym(RTLD_DEFAULT, name);
-    if (!p || p == ours)
+    if (!defined_elsewhere(p, name, ours))
         p = dlsym(RTLD_NEXT, name);
-    return p == ours ? NULL : p;
+    return defined_elsewhere(p, name, ours) ? p : NULL;
 }
 
 /* The rest of a core from the library that holds `anchor`. */
