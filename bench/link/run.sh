@@ -91,7 +91,7 @@ if command -v "$LLVM_CONFIG" >/dev/null; then
         note "bench/link: rtdyld_link did not build: $(tail -n 3 "$W/rtdyld-build.log")"; status=1
     fi
 else
-    note "bench/link: $LLVM_CONFIG not found (llvm-14-dev): RuntimeDyld column skipped"; status=1
+    note "bench/link: $LLVM_CONFIG not found (llvm-14-dev, packaged by Debian 12 only): RuntimeDyld column skipped"; status=1
 fi
 have_jitlink=0
 if [ "$have_rtdyld" = 1 ]; then

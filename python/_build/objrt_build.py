@@ -37,6 +37,11 @@ def _version():
     return scope["__version__"]
 
 
+# What `make build/libobjrt.so` needs on Debian (scripts/install-deps.sh --build's list).
+BUILD_PACKAGES = ("gcc", "make", "libc6-dev", "libjansson-dev", "libdlpack-dev", "libdw-dev",
+                  "zlib1g-dev")
+
+
 def _library():
     """The built libobjrt.so (make runs first), or None for a pure wheel."""
     if os.environ.get("OBJRT_PY_NO_LIBRARY") == "1" or \
@@ -45,9 +50,12 @@ def _library():
     make = ["make", "-C", ROOT, "--no-print-directory", "-j2", "build/libobjrt.so"]
     r = subprocess.run(make, stdout=sys.stderr, stderr=sys.stderr)
     if r.returncode:
-        raise RuntimeError("objrt: `%s` failed (exit %d); install the build dependencies "
-                           "(scripts/install-deps.sh), or set OBJRT_PY_NO_LIBRARY=1 to use an "
-                           "installed libobjrt.so.0" % (" ".join(make), r.returncode))
+        # Package names that exist on Debian 12, 13 and sid alike (68-install checks them
+        # with apt in each release's root): the hint must work where the build ran.
+        raise RuntimeError("objrt: `%s` failed (exit %d); install the build dependencies: "
+                           "`sudo apt-get install %s` (or scripts/install-deps.sh --build), "
+                           "or set OBJRT_PY_NO_LIBRARY=1 to use an installed libobjrt.so.0"
+                           % (" ".join(make), r.returncode, " ".join(BUILD_PACKAGES)))
     return os.path.realpath(os.path.join(ROOT, "build", "libobjrt.so"))
 
 
