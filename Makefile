@@ -131,6 +131,8 @@ install: all
 	install -m 755 $(BUILD)/objrt $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/libobjrt.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	if [ -f $(BUILD)/libobjrt_tvm_ffi.so ]; then \
+	    install -m 755 $(BUILD)/libobjrt_tvm_ffi.so $(DESTDIR)$(LIBDIR)/; fi
 	ln -sf libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libobjrt.so
 	install -m 644 include/objrt.h $(DESTDIR)$(INCDIR)/
@@ -158,6 +160,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/objrt $(DESTDIR)$(LIBDIR)/libobjrt.a \
 	    $(DESTDIR)$(LIBDIR)/libobjrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	    $(DESTDIR)$(LIBDIR)/libobjrt.so $(DESTDIR)$(LIBDIR)/pkgconfig/objrt.pc \
+	    $(DESTDIR)$(LIBDIR)/libobjrt_tvm_ffi.so \
 	    $(DESTDIR)$(INCDIR)/objrt.h $(patsubst include/%,$(DESTDIR)$(INCDIR)/%,$(wildcard include/objrt/*.h)) \
 	    $(DESTDIR)$(MANDIR)/man1/objrt.1 $(DESTDIR)$(MANDIR)/man3/objrt.3 \
 	    $(foreach hp,$(HEADER_PAGES),$(DESTDIR)$(MANDIR)/man3/$(lastword $(subst :, ,$(hp))).3)

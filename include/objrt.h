@@ -28,6 +28,7 @@
  *     int         objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info);
  *     void        objrt_crash_report(int fd, int sig, const void *siginfo, const void *uc);
  *     int         objrt_crash_handler_install(void);
+ *     int         objrt_tvm_ffi_loader(char *err, size_t errlen);
  *     const char *objrt_version(void);
  *
  * DESCRIPTION
@@ -260,6 +261,17 @@ void objrt_crash_report(int fd, int sig, const void *siginfo, const void *uconte
  * so a stack overflow is reported too) that write the report to stderr, then restore the
  * default action and re-raise: the process dies by the same signal. Returns 0 or -1. */
 int objrt_crash_handler_install(void);
+
+/* ---- tvm-ffi's loader of object files ---- */
+
+/* Make objrt the loader tvm-ffi calls for "x.o", "x.a" and TVM's "x.tar"
+ * (tvm_ffi.load_module, Module::LoadFromFile): registers the global functions
+ * ffi.Module.load_from_file.o, .a and .tar in the process's tvm-ffi (libtvm_ffi must be
+ * loaded, and libobjrt_tvm_ffi.so, built where tvm-ffi's headers are, findable). The
+ * Module a load returns runs the unit's code; the unit is unloaded when the Module and its
+ * Functions are freed. <objrt/tvm_ffi.h> and docs/tvm-ffi.md say more. Returns 0 (also when
+ * called again), or -1 with the reason in err (errlen bytes; err may be NULL). */
+int objrt_tvm_ffi_loader(char *err, size_t errlen);
 
 /* ---- Introspection: what the planner decided (used by `objrt layout` and tests) ---- */
 

@@ -79,3 +79,18 @@ $(FFI_DIR)/standin_host: tests/tvm_ffi/standin_host.c $(FFI_DIR)/libstandin.so $
 	    -Wl,-rpath,$(abspath $(FFI_DIR)) $(LDFLAGS) -ldl -lpthread -ljansson -o $@
 
 .PHONY: tvm-ffi-tests
+
+# libobjrt_tvm_ffi.so: tvm-ffi's Module class for objrt_tvm_ffi_loader() (ffi_module.cc;
+# src/tvm_ffi/ffi_module_cxx.h says why it is C++). Not part of `all`: it needs tvm-ffi's
+# headers and libtvm_ffi (Debian: libtvm-ffi-dev), which the build machine may lack.
+#   make tvm-ffi-module [TVM_FFI_INCLUDE=DIR] [TVM_FFI_LIBDIR=DIR]
+TVM_FFI_INCLUDE ?= /usr/include
+TVM_FFI_LIBDIR  ?=
+tvm-ffi-module: $(BUILD)/libobjrt_tvm_ffi.so
+$(BUILD)/libobjrt_tvm_ffi.so: src/tvm_ffi/ffi_module.cc src/tvm_ffi/ffi_module_cxx.h
+	@test -f $(TVM_FFI_INCLUDE)/tvm/ffi/extra/module.h || \
+	    { echo "tvm-ffi-module: no $(TVM_FFI_INCLUDE)/tvm/ffi/extra/module.h (libtvm-ffi-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -fPIC -shared -Wall -Wextra -Werror -I$(TVM_FFI_INCLUDE) -Isrc/tvm_ffi \
+	    -o $@ $< $(if $(TVM_FFI_LIBDIR),-L$(TVM_FFI_LIBDIR)) -ltvm_ffi
+.PHONY: tvm-ffi-module

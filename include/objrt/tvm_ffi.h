@@ -67,6 +67,25 @@
  *     then not used. Modules, context slots and system-lib registrations stay objrt's (the
  *     loader's part). OBJRT_TVM_FFI=own in the environment keeps objrt's own throughout.
  *
+ *     objrt as tvm-ffi's loader of object files (objrt_tvm_ffi_loader(), declared in
+ *     <objrt.h> so that a host compiled against tvm-ffi's own headers can call it) registers, in the
+ *     process's tvm-ffi (it must be the real one), the global functions
+ *     ffi.Module.load_from_file.o, .a and .tar, which tvm-ffi's Module::LoadFromFile (and
+ *     Python's tvm_ffi.load_module) calls for a path of that extension. Each loads the file
+ *     as one unit of a context of its own (an archive: every member; a tar file, as TVM's
+ *     export_library writes it: every member named *.o) and returns a tvm-ffi Module of
+ *     kind "objrt": GetFunction(name) finds __tvm_ffi_<name> as objrt_ffi_func does (None
+ *     when the unit has none), GetFunctionDoc/Metadata call __tvm_ffi__doc_<name> /
+ *     __tvm_ffi__metadata_<name>. Each Function holds a reference to its Module; when the
+ *     last reference to the Module goes, the unit is unloaded (Python's load_module keeps
+ *     the Module for the life of the process unless keep_module_alive=False). A name
+ *     another loader registered first (tvm-ffi-orcjit's) is left to it. The Module itself
+ *     is a C++ object of tvm-ffi's (its methods are virtual): libobjrt opens
+ *     libobjrt_tvm_ffi.so for it, the one part of objrt built against tvm-ffi's headers
+ *     (make tvm-ffi-module), found by the path in OBJRT_TVM_FFI_MODULE, beside libobjrt,
+ *     or on the library search path; a host may link it instead. Python's objrt package
+ *     calls objrt_tvm_ffi_loader() itself when tvm_ffi is imported (before or after objrt).
+ *
  * RETURN VALUE
  *     Functions returning int return 0 on success and -1 on failure, with the error raised
  *     (TVMFFIErrorMoveFromRaised gets it).

@@ -23,7 +23,7 @@ from . import _lib
 from ._version import __version__
 
 __all__ = ["Context", "Unit", "Stats", "Memory", "LinkError", "KernelError", "library_path",
-           "__version__"]
+           "tvm_ffi_loader", "__version__"]
 
 #: What load() takes: a path, the bytes of an object or archive, or (name, bytes).
 Input = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview,
@@ -361,3 +361,7 @@ class Unit:
 
     def __repr__(self):
         return "<objrt.Unit %s>" % ("0x%x" % self._h if self._h else "unloaded")
+
+
+from . import _tvm_ffi_loader  # noqa: E402  tvm_ffi.load_module("k.o") through objrt
+from ._tvm_ffi_loader import tvm_ffi_loader  # noqa: E402

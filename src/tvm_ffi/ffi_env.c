@@ -695,6 +695,29 @@ int objrt_ffi_unit(objrt_unit *unit)
     return find_unit(unit) != NULL;
 }
 
+/* The code of the unit's function `name` (ffi_loader.c): 1 with it in *code, 0 when the
+ * unit has none, -1 with an error raised (a symbol of that name that is not a function). */
+int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
+{
+    ffi_module *m, *owner = NULL;
+    char sym[512], why[WHY_LEN];
+    pthread_mutex_lock(&lock);
+    if (!(m = unit_module_locked(unit)))    /* plain C exports: a module without a context */
+        m = module_new_locked(unit);
+    pthread_mutex_unlock(&lock);
+    if (!m) {
+        ffi_raise("MemoryError", "objrt: out of memory looking up %s", name);
+        return -1;
+    }
+    why[0] = '\0';
+    *code = module_code(m, name, &owner, sym, why);
+    if (why[0]) {
+        ffi_raise("RuntimeError", "%s", why);
+        return -1;
+    }
+    return *code != NULL;
+}
+
 /* Whether a loaded unit defines __tvm_ffi_<name> (C code exporting the ABI by hand). */
 static int exports_ffi(objrt_unit *unit, const char *name)
 {

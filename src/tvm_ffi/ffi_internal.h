@@ -41,6 +41,8 @@ int rt_ffi_after_init(objrt_unit *unit, const rt_sym *old, char *err, size_t err
 void rt_ffi_unload(objrt_unit *unit);
 /* TVMBackendGetFuncFromEnv given a TVM-FFI module: 1 and the result in *rc, else 0. */
 int rt_ffi_get_func_from_env(void *mod, const char *name, void **out, int *rc);
+/* The code of a unit's function `name`: 1 (in *code), 0 none, -1 raised (ffi_env.c). */
+int ffi_unit_code(objrt_unit *unit, const char *name, void **code);
 /* The built-in globals, created with the core. ffi_object.c, below ffi_env.c, names none of
  * ffi_env.c: ffi_env.c hands it the table at start-up (a constructor), before any core. */
 typedef struct ffi_builtin {
