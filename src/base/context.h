@@ -18,7 +18,13 @@ enum objrt_group { GRP_RX, GRP_R, GRP_RW, GRP_COUNT };
 typedef struct objrt_chunk {    /* a packed group's piece of an arena page (arena.c) */
     uint64_t addr, size;        /* where it runs; size in whole granules, 0: none */
     int64_t alias_delta;        /* RX and R bytes are written at addr + alias_delta */
+    struct objrt_arena_block *block;    /* arena.c's block holding it */
 } objrt_chunk;
+
+typedef struct objrt_range {    /* [lo, lo + size) belongs to unit (unitindex.c) */
+    uint64_t lo, size;
+    objrt_unit *unit;
+} objrt_range;
 
 /* ---- what stays after a load (unit.c) ---- */
 typedef struct objrt_fnlist {   /* constructors or destructors, in call order */
@@ -51,6 +57,7 @@ struct objrt_unit {
     void *export_module;        /* objrt_unit_export(): the unit's symbols, RTLD_GLOBAL */
     int export_fd;
     struct objrt_namedef *namedefs; /* unitindex.c: its names in the context's index */
+    objrt_range ranges[GRP_COUNT];  /* unitindex.c: its extent in the address index */
     size_t ndependants;         /* deps.c: later units bound to this one */
 };
 
@@ -91,8 +98,7 @@ struct objrt_ctx {
     size_t name_cap, name_count;
     objrt_unit **pending;       /* loaded, names not yet in the index (oldest first) */
     size_t npending, cappending;
-    struct objrt_range *ranges;
-    size_t nranges, capranges;
+    void *range_tree;           /* tsearch's root: the units' objrt_range, by address */
 };
 
 /* ---- the loaded units of the process (registry.c) ---- */
@@ -107,10 +113,6 @@ void *objrt_dso_handle_of(const void *pc);
 
 /* ---- the context's indexes of its units (unitindex.c), kept by registry.c ---- */
 typedef struct objrt_namedef objrt_namedef;
-typedef struct objrt_range {    /* [lo, lo + size) belongs to unit */
-    uint64_t lo, size;
-    objrt_unit *unit;
-} objrt_range;
 int objrt_index_add(objrt_unit *u);
 void objrt_index_remove(objrt_unit *u);
 void objrt_index_free(objrt_ctx *ctx);

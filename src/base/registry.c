@@ -5,17 +5,32 @@
  * in step; objrt_dso_handle_of() (atexit from loaded code, on any thread) walks all units.
  * Its lock nests inside a context's lock.
  */
+#include <search.h>
+
 #include "base/context.h"
 #include "base/fork.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_unit *newest;
+static void *live;              /* tsearch's root: the same units by address, for
+                                   objrt_registry_has (a walk of the list cost a step per
+                                   newer unit: issue 40, item 8) */
+
+static int by_address(const void *a, const void *b)
+{
+    return ((uintptr_t)a > (uintptr_t)b) - ((uintptr_t)a < (uintptr_t)b);
+}
 
 int objrt_registry_add(objrt_unit *u)
 {
     if (objrt_index_add(u))
         return -1;
     pthread_mutex_lock(&lock);
+    if (!tsearch(u, &live, by_address)) {
+        pthread_mutex_unlock(&lock);
+        objrt_index_remove(u);
+        return -1;
+    }
     u->prev = NULL;
     u->next = newest;
     if (newest)
@@ -35,6 +50,7 @@ void objrt_registry_remove(objrt_unit *u)
     if (u->next)
         u->next->prev = u->prev;
     u->prev = u->next = NULL;
+    tdelete(u, &live, by_address);
     pthread_mutex_unlock(&lock);
     objrt_index_remove(u);
 }
@@ -44,11 +60,9 @@ void objrt_registry_remove(objrt_unit *u)
 bool objrt_registry_has(const objrt_unit *u)
 {
     pthread_mutex_lock(&lock);
-    const objrt_unit *v = newest;
-    while (v && v != u)
-        v = v->next;
+    bool in = tfind(u, &live, by_address) != NULL;
     pthread_mutex_unlock(&lock);
-    return v != NULL;
+    return in;
 }
 
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after)

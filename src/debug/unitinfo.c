@@ -166,7 +166,10 @@ int objrt_unitinfo_attach(objrt_link *l, objrt_unit *u)
         objrt_gdbjit_register(ui);
     pthread_mutex_lock(&registry_lock);
     ui->next = registry;
-    registry = ui;
+    if (ui->next)
+        ui->next->pprev = &ui->next;
+    ui->pprev = &registry;
+    registry = ui;              /* the crash handler may read from here on, unlocked */
     pthread_mutex_unlock(&registry_lock);
     return 0;
 }
@@ -177,11 +180,11 @@ void objrt_unitinfo_detach(objrt_unit *u)
     if (!ui)
         return;
     pthread_mutex_lock(&registry_lock);
-    for (objrt_unitinfo **p = &registry; *p; p = &(*p)->next)
-        if (*p == ui) {
-            *p = ui->next;
-            break;
-        }
+    if (ui->pprev) {
+        *ui->pprev = ui->next;
+        if (ui->next)
+            ui->next->pprev = ui->pprev;
+    }
     pthread_mutex_unlock(&registry_lock);
     for (size_t i = 0; i < ui->ndeps; i++)
         ui->deps[i].unit->ndependants--;    /* deps.c counted them */

@@ -33,6 +33,7 @@ typedef struct objrt_info_dep {  /* an earlier unit this one is bound to */
 
 typedef struct objrt_unitinfo {
     struct objrt_unitinfo *next;        /* process registry (unitinfo.c) */
+    struct objrt_unitinfo **pprev;      /* the pointer to this one: it leaves in one step */
     objrt_unit *unit;
     const char *name;                   /* the unit's first object, for messages */
     objrt_info_obj *objs;               /* one block: objs, extras, then their strings */

@@ -40,9 +40,11 @@
 #endif
 
 enum { K_FREE = 0xff };                 /* page kinds: GRP_RX, GRP_R, GRP_RW or free */
+enum { K_ROOM_FREE = GRP_COUNT };       /* arena_block.room's row of free pages */
 
-typedef struct arena_block {
-    struct arena_block *next;
+typedef struct objrt_arena_block {
+    struct objrt_arena_block *next, **pprev;        /* every block of the arena */
+    struct objrt_arena_block *open_next, **open_pprev;  /* the open list; NULL: not on it */
     uint8_t *exec, *alias;
     size_t page, npages, bytes;
     int fd;
@@ -51,10 +53,20 @@ typedef struct arena_block {
     uint32_t *used;                     /* granules in use, per page */
     uint64_t *bits;                     /* one bit per granule: in use */
     size_t in_use;                      /* granules in use, whole block */
+    /* one bit per page: of kind k with a granule free (room[k]), free (room[K_ROOM_FREE]);
+     * a search skips the other pages 64 at a time */
+    uint64_t room[GRP_COUNT + 1][BLOCK_PAGES / 64];
 } arena_block;
 
+/* Where a load looks for room: the open list, blocks that may have some. A block leaves
+ * it when it cannot hold a unit asked of it (or is frozen, or of another plan page size),
+ * and comes back, at the head, when a chunk of it is freed; a new block starts there. So
+ * each block a load tries and fails was opened by a free or made since it last failed:
+ * a load costs the same whatever the number of blocks (a walk of every block cost one
+ * search per block once the newest was full: issue 40, item 8). */
 typedef struct objrt_arena {
-    arena_block *blocks;
+    arena_block *blocks;                /* all of them, newest first */
+    arena_block *open;
     bool unusable;                      /* a fresh block failed: the system refuses (an
                                            executable memfd, most likely); stop trying */
 } objrt_arena;
@@ -88,6 +100,32 @@ static size_t scan(const uint64_t *v, size_t from, size_t to, bool want)
         i = (i / 64 + 1) * 64;
     }
     return to;
+}
+
+/* ---- which pages have room ---- */
+
+/* Page pg's bits in b->room, after its kind or use changed. */
+static void room_mark(arena_block *b, size_t pg)
+{
+    uint64_t bit = (uint64_t)1 << (pg % 64);
+    for (int r = 0; r <= K_ROOM_FREE; r++)
+        b->room[r][pg / 64] &= ~bit;
+    if (b->kind[pg] == K_FREE)
+        b->room[K_ROOM_FREE][pg / 64] |= bit;
+    else if (b->used[pg] < b->page / GRANULE)
+        b->room[b->kind[pg]][pg / 64] |= bit;
+}
+
+/* The first page from pg on that a run of kind k may use (page_fits), or b->npages. */
+static size_t room_next(const arena_block *b, size_t pg, int k, int pass)
+{
+    for (; pg < b->npages; pg = (pg / 64 + 1) * 64) {
+        uint64_t w = b->room[k][pg / 64] | (pass ? b->room[K_ROOM_FREE][pg / 64] : 0);
+        w >>= pg % 64;
+        if (w)
+            return pg + (size_t)__builtin_ctzll(w);
+    }
+    return b->npages;
 }
 
 /* ---- blocks ---- */
@@ -156,6 +194,8 @@ static arena_block *block_new(size_t page)
         return NULL;
     }
     memset(b->kind, K_FREE, b->npages);
+    for (size_t pg = 0; pg < b->npages; pg++)
+        room_mark(b, pg);
     return b;
 }
 
@@ -172,6 +212,7 @@ static int page_take(arena_block *b, size_t pg, int k)
         return -1;
     }
     b->kind[pg] = (uint8_t)k;
+    room_mark(b, pg);
     return 0;
 }
 
@@ -192,6 +233,7 @@ static void page_return(arena_block *b, size_t pg)
         mprotect(at, b->page, PROT_NONE);
     fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)b->page);
     b->kind[pg] = K_FREE;
+    room_mark(b, pg);
 }
 
 /* May a run of kind k use page pg? Pass 0 fills pages of that kind first; pass 1 may also
@@ -206,7 +248,7 @@ static bool page_fits(const arena_block *b, size_t pg, int k, int pass)
 static size_t find_run(const arena_block *b, size_t n, size_t a, int k, int pass)
 {
     size_t per = b->page / GRANULE, total = b->npages * per;
-    for (size_t g = 0;;) {
+    for (size_t g = room_next(b, 0, k, pass) * per;;) {
         g = (g + a - 1) / a * a;
         if (g + n > total)
             return SIZE_MAX;
@@ -215,7 +257,7 @@ static size_t find_run(const arena_block *b, size_t n, size_t a, int k, int pass
             if (!page_fits(b, pg, k, pass))
                 bad = pg;
         if (bad != SIZE_MAX) {
-            g = (bad + 1) * per;
+            g = room_next(b, bad + 1, k, pass) * per;
             continue;
         }
         size_t busy = scan(b->bits, g, g + n, true);
@@ -239,6 +281,7 @@ static int run_take(arena_block *b, size_t g, size_t n, int k)
     for (size_t i = g; i < g + n; i = (i / per + 1) * per) {
         size_t end = (i / per + 1) * per < g + n ? (i / per + 1) * per : g + n;
         b->used[i / per] += (uint32_t)(end - i);
+        room_mark(b, i / per);
     }
     b->in_use += n;
     return 0;
@@ -252,18 +295,52 @@ static void run_free(arena_block *b, size_t g, size_t n)
         size_t end = (i / per + 1) * per < g + n ? (i / per + 1) * per : g + n;
         size_t pg = i / per;
         b->used[pg] -= (uint32_t)(end - i);
+        room_mark(b, pg);
         if (b->used[pg] == 0 && !frozen(b))
             page_return(b, pg);
     }
     b->in_use -= n;
 }
 
-static arena_block *block_of(const objrt_arena *a, uint64_t addr)
+/* ---- the lists ---- */
+static void open_join(objrt_arena *a, arena_block *b)
 {
-    for (arena_block *b = a->blocks; b; b = b->next)
-        if (addr >= (uintptr_t)b->exec && addr - (uintptr_t)b->exec < b->bytes)
-            return b;
-    return NULL;
+    if (b->open_pprev)
+        return;
+    b->open_next = a->open;
+    if (b->open_next)
+        b->open_next->open_pprev = &b->open_next;
+    b->open_pprev = &a->open;
+    a->open = b;
+}
+
+static void open_leave(arena_block *b)
+{
+    if (!b->open_pprev)
+        return;
+    *b->open_pprev = b->open_next;
+    if (b->open_next)
+        b->open_next->open_pprev = b->open_pprev;
+    b->open_pprev = NULL;
+    b->open_next = NULL;
+}
+
+static void block_join(objrt_arena *a, arena_block *b)
+{
+    b->next = a->blocks;
+    if (b->next)
+        b->next->pprev = &b->next;
+    b->pprev = &a->blocks;
+    a->blocks = b;
+    open_join(a, b);
+}
+
+static void block_leave(arena_block *b)
+{
+    open_leave(b);
+    *b->pprev = b->next;
+    if (b->next)
+        b->next->pprev = b->pprev;
 }
 
 /* ---- the interface (internal.h) ---- */
@@ -313,7 +390,8 @@ static int alloc_in(arena_block *b, const uint64_t size[GRP_COUNT],
     }
     for (g = 0; g < GRP_COUNT; g++)
         out[g] = (objrt_chunk){ cnt[g] ? (uintptr_t)b->exec + got[g] * GRANULE : 0,
-                                cnt[g] * GRANULE, (int64_t)(b->alias - b->exec) };
+                                cnt[g] * GRANULE, (int64_t)(b->alias - b->exec),
+                                cnt[g] ? b : NULL };
     return 0;
 }
 
@@ -344,9 +422,12 @@ int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT
     }
     if (ctx->arena->unusable)
         return -1;
-    for (arena_block *b = ctx->arena->blocks; b; b = b->next)
+    for (arena_block *b = ctx->arena->open, *next; b; b = next) {
+        next = b->open_next;
         if (b->page == page && !frozen(b) && alloc_in(b, size, align, out) == 0)
             return 0;
+        open_leave(b);
+    }
     arena_block *b = block_new(page);
     if (!b)
         return -1;
@@ -355,8 +436,7 @@ int objrt_arena_alloc(objrt_ctx *ctx, size_t page, const uint64_t size[GRP_COUNT
         ctx->arena->unusable = true;
         return -1;
     }
-    b->next = ctx->arena->blocks;
-    ctx->arena->blocks = b;
+    block_join(ctx->arena, b);
     return 0;
 }
 
@@ -391,10 +471,10 @@ void objrt_arena_close(const objrt_chunk c[GRP_COUNT])
  * not see writes to the other mapping: it drops a translation when the guest maps the page
  * again. Mapping the same file page over it changes nothing else (same bytes, same
  * permissions), and a thread running a neighbour's code there never finds it unmapped. */
-static int remap_code(const objrt_arena *a, const objrt_chunk *c)
+static int remap_code(const objrt_chunk *c)
 {
 #ifdef __aarch64__
-    arena_block *b = c->size ? block_of(a, c->addr) : NULL;
+    arena_block *b = c->size ? c->block : NULL;
     if (!b)
         return 0;
     size_t sys = (size_t)sysconf(_SC_PAGESIZE);
@@ -403,7 +483,6 @@ static int remap_code(const objrt_arena *a, const objrt_chunk *c)
              b->fd, (off_t)(lo - (uintptr_t)b->exec)) == MAP_FAILED)
         return -1;
 #else
-    (void)a;
     (void)c;
 #endif
     return 0;
@@ -412,7 +491,7 @@ static int remap_code(const objrt_arena *a, const objrt_chunk *c)
 int objrt_arena_publish(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT])
 {
     alias_prot(c, PROT_NONE);
-    return ctx->arena ? remap_code(ctx->arena, &c[GRP_RX]) : 0;
+    return ctx->arena ? remap_code(&c[GRP_RX]) : 0;
 }
 
 void objrt_arena_free(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT])
@@ -420,17 +499,16 @@ void objrt_arena_free(objrt_ctx *ctx, const objrt_chunk c[GRP_COUNT])
     objrt_arena *a = ctx->arena;
     objrt_arena_close(c);
     for (int g = 0; a && g < GRP_COUNT; g++) {
-        arena_block *b = c[g].size ? block_of(a, c[g].addr) : NULL;
+        arena_block *b = c[g].size ? c[g].block : NULL;
         if (!b)
             continue;
         run_free(b, (c[g].addr - (uintptr_t)b->exec) / GRANULE, c[g].size / GRANULE);
-        if (b->in_use)
+        if (b->in_use) {
+            if (!frozen(b))
+                open_join(a, b);
             continue;
-        for (arena_block **p = &a->blocks; *p; p = &(*p)->next)
-            if (*p == b) {
-                *p = b->next;
-                break;
-            }
+        }
+        block_leave(b);
         block_destroy(b);
     }
 }

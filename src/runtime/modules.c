@@ -2,6 +2,7 @@
  * __tvm_module_ctx), its system-lib registrations, and packed-function handles for
  * TVMBackendGetFuncFromEnv / TVMFuncCall. Host-registered functions live in host_module. */
 #include <pthread.h>
+#include <search.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,16 +15,23 @@
 
 static rt_module host_module;
 static rt_module *modules;                 /* loaded units, latest first */
+static void *by_unit;                      /* tsearch's root: the same modules by unit, so
+                                              that a unit's unload does not walk the list */
 static rt_module *syslibs;                 /* runtime.SystemLib views, one per prefix */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread rt_module *tl_initialising;
 
+static int unit_order(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const rt_module *)a)->unit, y = (uintptr_t)((const rt_module *)b)->unit;
+    return (x > y) - (x < y);
+}
+
 static rt_module *find_unit_locked(objrt_unit *unit)
 {
-    for (rt_module *m = modules; m; m = m->next)
-        if (m->unit == unit)
-            return m;
-    return NULL;
+    rt_module key = { .unit = unit };
+    void *node = tfind(&key, &by_unit, unit_order);
+    return node ? *(rt_module **)node : NULL;
 }
 
 static int known_locked(const rt_module *mod)
@@ -436,7 +444,15 @@ rt_module *rt_module_open(objrt_unit *unit)
         return NULL;
     m->unit = unit;
     pthread_mutex_lock(&lock);
+    if (!tsearch(m, &by_unit, unit_order)) {
+        pthread_mutex_unlock(&lock);
+        free(m);
+        return NULL;
+    }
     m->next = modules;
+    if (m->next)
+        m->next->pprev = &m->next;
+    m->pprev = &modules;
     modules = m;
     pthread_mutex_unlock(&lock);
     m->outer = tl_initialising;               /* a constructor may load another unit */
@@ -487,14 +503,13 @@ const rt_sym *rt_module_syms(objrt_unit *unit)
 
 void rt_module_forget(objrt_unit *unit)
 {
-    rt_module **pp, *m = NULL;
     pthread_mutex_lock(&lock);
-    for (pp = &modules; *pp; pp = &(*pp)->next) {
-        if ((*pp)->unit == unit) {
-            m = *pp;
-            *pp = m->next;
-            break;
-        }
+    rt_module *m = find_unit_locked(unit);
+    if (m) {
+        tdelete(m, &by_unit, unit_order);
+        *m->pprev = m->next;
+        if (m->next)
+            m->next->pprev = m->pprev;
     }
     pthread_mutex_unlock(&lock);
     if (!m)

@@ -20,7 +20,7 @@ typedef struct rt_func {             /* a TVMFunctionHandle */
 } rt_func;
 
 typedef struct rt_module {           /* what __tvm_module_ctx points to */
-    struct rt_module *next;
+    struct rt_module *next, **pprev; /* a unit's: the list of loaded units (modules.c) */
     struct rt_module *outer;         /* unit being initialised when this one started */
     objrt_unit *unit;                /* NULL for the host and system libraries */
     int syslib;                      /* a "runtime.SystemLib" view of every module */
