@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/names.h"
 #include "modules.h"
 
 #define MAX_NDIM 64                        /* numpy's limit; TVM has none */
@@ -135,7 +136,7 @@ static int system_lib(TVMValue *args, int *codes, int nargs, TVMValue *ret, int 
     if (nargs == 1)
         prefix = args[0].v_str;
     if (!(m = rt_syslib(prefix))) {
-        objrt_set_last_error("runtime.SystemLib: prefix too long or out of memory");
+        objrt_set_last_error("runtime.SystemLib: out of memory");
         return -1;
     }
     ret->v_handle = m;
@@ -240,15 +241,18 @@ static int aot_result(const char *name, int rc)
 static int is_v08_run(objrt_unit *unit, const char *name)
 {
     size_t n = strlen(name);
-    char other[512];
-    if (strncmp(name, "tvmgen_", 7) != 0 || n <= 11 || strcmp(name + n - 4, "_run") != 0 ||
-        n + 16 >= sizeof other)
+    char *stem, *main09, *model;
+    int v08;
+    if (strncmp(name, "tvmgen_", 7) != 0 || n <= 11 || strcmp(name + n - 4, "_run") != 0)
         return 0;
-    snprintf(other, sizeof other, "%.*s___tvm_main__", (int)(n - 4), name);
-    if (objrt_unit_sym(unit, other))
-        return 0;
-    snprintf(other, sizeof other, "%s_model", name);
-    return objrt_unit_sym(unit, other) != NULL;
+    stem = strndup(name, n - 4);
+    main09 = stem ? objrt_name_join(stem, "___tvm_main__", NULL) : NULL;
+    model = objrt_name_join(name, "_model", NULL);
+    v08 = main09 && model && !objrt_unit_sym(unit, main09) && objrt_unit_sym(unit, model);
+    free(stem);
+    free(main09);
+    free(model);
+    return v08;
 }
 
 int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,

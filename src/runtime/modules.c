@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "modules.h"
+#include "base/names.h"
 #include "finish/unit.h"
 
 #define CTX_NAME "__tvm_module_ctx"
@@ -54,32 +55,41 @@ static long ctx_prefix_len(const char *name)
     return len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0 ? (long)(len - sfx) : -1;
 }
 
-static rt_sym *sym_find(rt_sym *s, const char *name)
+/* The registration named `prefix` + `name`, compared whole (base/names.h). */
+static rt_sym *sym_find(rt_sym *s, const char *prefix, const char *name)
 {
     for (; s; s = s->next)
-        if (strcmp(s->name, name) == 0)
+        if (objrt_name_is(s->name, prefix, name))
             return s;
     return NULL;
 }
 
+static const char *prefix_of(const rt_module *m)
+{
+    return m->prefix ? m->prefix : "";
+}
+
 static int sym_add_locked(rt_module *m, const char *name, void *ptr)
 {
-    rt_sym *s = sym_find(m->syms, name);
+    rt_sym *s = sym_find(m->syms, NULL, name);
     size_t len = strlen(name);
     long plen = ctx_prefix_len(name);
-    if (s) {                                  /* re-registration wins, as in TVM */
-        s->ptr = ptr;
-        return 0;
-    }
-    if (!(s = malloc(sizeof *s + len + 1)))
+    char *prefix = NULL;                      /* "<prefix>__tvm_module_ctx" gives the prefix */
+    if (plen >= 0 && !(prefix = strndup(name, (size_t)plen)))
         return -1;
-    memcpy(s->name, name, len + 1);
-    s->ptr = ptr;
-    s->next = m->syms;
-    m->syms = s;
-    if (plen >= 0 && (size_t)plen < sizeof m->prefix) {
-        memcpy(m->prefix, name, (size_t)plen);  /* "<prefix>__tvm_module_ctx" gives the prefix */
-        m->prefix[plen] = '\0';
+    if (!s && (s = malloc(sizeof *s + len + 1))) {
+        memcpy(s->name, name, len + 1);
+        s->next = m->syms;
+        m->syms = s;
+    }
+    if (!s) {
+        free(prefix);
+        return -1;
+    }
+    s->ptr = ptr;                             /* re-registration wins, as in TVM */
+    if (prefix) {
+        free(m->prefix);
+        m->prefix = prefix;
     }
     return 0;
 }
@@ -87,12 +97,9 @@ static int sym_add_locked(rt_module *m, const char *name, void *ptr)
 /* A registered symbol of m: "<prefix>name" first, then "name". */
 static void *registered_locked(rt_module *m, const char *name)
 {
-    char full[512];
-    rt_sym *s = NULL;
-    if (m->prefix[0] && (size_t)snprintf(full, sizeof full, "%s%s", m->prefix, name) < sizeof full)
-        s = sym_find(m->syms, full);
+    rt_sym *s = m->prefix ? sym_find(m->syms, m->prefix, name) : NULL;
     if (!s)
-        s = sym_find(m->syms, name);
+        s = sym_find(m->syms, NULL, name);
     return s ? s->ptr : NULL;
 }
 
@@ -116,13 +123,11 @@ static rt_func *handle_locked(rt_module *m, const char *name, TVMBackendPackedCF
  * with the library's prefix, "<prefix>name" only, else as each module registered it. */
 static void *syslib_find_locked(const rt_module *lib, const char *name, rt_module **owner)
 {
-    char full[512];
+    const char *prefix = prefix_of(lib);
     void *p;
-    if (lib->prefix[0] && (size_t)snprintf(full, sizeof full, "%s%s", lib->prefix, name) >= sizeof full)
-        return NULL;
     for (rt_module *m = &host_module; m; m = m == &host_module ? modules : m->next) {
-        rt_sym *s = lib->prefix[0] ? sym_find(m->syms, full) : NULL;
-        p = lib->prefix[0] ? (s ? s->ptr : NULL) : registered_locked(m, name);
+        rt_sym *s = prefix[0] ? sym_find(m->syms, prefix, name) : NULL;
+        p = prefix[0] ? (s ? s->ptr : NULL) : registered_locked(m, name);
         if (p) {
             *owner = m;
             return p;
@@ -369,18 +374,19 @@ TVMModuleHandle objrt_tvm_module(objrt_unit *unit)
 rt_module *rt_syslib(const char *prefix)
 {
     rt_module *m;
-    size_t len = strlen(prefix);
-    if (len >= sizeof m->prefix)
-        return NULL;
     pthread_mutex_lock(&lock);
     for (m = syslibs; m; m = m->next)
-        if (strcmp(m->prefix, prefix) == 0)
+        if (strcmp(prefix_of(m), prefix) == 0)
             break;
     if (!m && (m = calloc(1, sizeof *m))) {
         m->syslib = 1;
-        memcpy(m->prefix, prefix, len + 1);
-        m->next = syslibs;
-        syslibs = m;
+        if ((m->prefix = strdup(prefix))) {
+            m->next = syslibs;
+            syslibs = m;
+        } else {
+            free(m);
+            m = NULL;
+        }
     }
     pthread_mutex_unlock(&lock);
     return m;
@@ -526,6 +532,7 @@ void rt_module_forget(objrt_unit *unit)
         m->funcs = f->next;
         free(f);
     }
+    free(m->prefix);
     free(m);
 }
 

@@ -26,8 +26,9 @@ typedef struct rt_module {           /* what __tvm_module_ctx points to */
     int syslib;                      /* a "runtime.SystemLib" view of every module */
     rt_sym *syms;
     rt_func *funcs;
-    char prefix[128];                /* system-lib prefix, from "<prefix>__tvm_module_ctx"
-                                        (a system library: the prefix it was asked for) */
+    char *prefix;                    /* system-lib prefix, from "<prefix>__tvm_module_ctx"
+                                        (a system library: the prefix it was asked for);
+                                        NULL: none */
 } rt_module;
 
 /* Start attributing registrations on this thread to a new module of `unit`. */
@@ -40,7 +41,7 @@ int rt_module_publish(rt_module *m, char *err, size_t errlen);
 void rt_module_forget(objrt_unit *unit);
 
 /* host_api.c: the system library with `prefix` ("" for none), created on first use and
- * kept for the life of the process. NULL when out of memory or the prefix is too long. */
+ * kept for the life of the process. NULL when out of memory. */
 rt_module *rt_syslib(const char *prefix);
 /* The handle of `name` in module m (a unit, the host or a system library), or NULL; with
  * *refused set (and the last error saying what it is) when the unit defines `name` but not

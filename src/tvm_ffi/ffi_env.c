@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ffi_internal.h"
+#include "base/names.h"
 #include "finish/unit.h"
 
 #define CTX22 "__tvm_ffi__library_ctx"      /* TVM 0.22+ */
@@ -35,7 +36,8 @@ typedef struct ffi_module {                 /* a Module object (type 73) */
     int v21;                                /* TVM 0.21: unprefixed names, __tvm_main__ */
     ffi_reg *regs;
     ffi_cached *funcs;
-    char prefix[128];                       /* from "<prefix>__tvm_ffi__library_ctx" */
+    char *prefix;                           /* from "<prefix>__tvm_ffi__library_ctx"; NULL: none
+                                               (freed with the object) */
 } ffi_module;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,8 +51,15 @@ static __thread int nloading;
 
 static void module_deleter(void *self, int flags)
 {
-    if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak)
+    if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) {
+        free(((ffi_module *)self)->prefix);
         free(self);
+    }
+}
+
+static const char *prefix_of(const ffi_module *m)
+{
+    return m->prefix ? m->prefix : "";
 }
 
 static int known_locked(const void *p)
@@ -112,19 +121,22 @@ static int reg_add_locked(ffi_reg **list, ffi_module *m, const char *name, void 
     size_t len = strlen(name);
     int v21;
     long plen = ctx_prefix_len(name, &v21);
-    if (r) {                                 /* re-registration wins, as in tvm-ffi */
-        r->ptr = ptr;
-        return 0;
-    }
-    if (!(r = malloc(sizeof *r + len + 1)))
+    char *prefix = NULL;
+    if (m && plen >= 0 && !(prefix = strndup(name, (size_t)plen)))
         return -1;
-    memcpy(r->name, name, len + 1);
-    r->ptr = ptr;
-    r->next = *list;
-    *list = r;
-    if (m && plen >= 0 && (size_t)plen < sizeof m->prefix) {
-        memcpy(m->prefix, name, (size_t)plen);
-        m->prefix[plen] = '\0';
+    if (!r && (r = malloc(sizeof *r + len + 1))) {
+        memcpy(r->name, name, len + 1);
+        r->next = *list;
+        *list = r;
+    }
+    if (!r) {
+        free(prefix);
+        return -1;
+    }
+    r->ptr = ptr;                            /* re-registration wins, as in tvm-ffi */
+    if (prefix) {
+        free(m->prefix);
+        m->prefix = prefix;
         m->v21 = v21;
     }
     return 0;
@@ -132,20 +144,46 @@ static int reg_add_locked(ffi_reg **list, ffi_module *m, const char *name, void 
 
 /* ---- Lookups ---- */
 
-/* The symbol names that may hold function `name` of a module with `prefix`, in order. */
-static int candidates(const char *name, const char *prefix, int v21, char out[6][512])
+typedef struct ffi_names {                  /* the names a function may be held under */
+    char *s[5];
+    int n;
+} ffi_names;
+
+static void names_free(ffi_names *c)
 {
-    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        free(c->s[i]);
+    c->n = 0;
+}
+
+/* The i-th name, now the caller's to free. */
+static char *names_take(ffi_names *c, int i)
+{
+    char *s = c->s[i];
+    c->s[i] = NULL;
+    return s;
+}
+
+/* The symbol names that may hold function `name` of a module with `prefix`, in order,
+ * each whole (base/names.h); -1 when out of memory. */
+static int candidates(const char *name, const char *prefix, int v21, ffi_names *out)
+{
+    int n = 0, ok = 1;
     if (strncmp(name, FN_PREFIX, strlen(FN_PREFIX)) == 0)
-        snprintf(out[n++], 512, "%s", name);
+        out->s[n++] = objrt_name_join(name, NULL, NULL);
     if (prefix[0])
-        snprintf(out[n++], 512, FN_PREFIX "%s%s", prefix, name);
-    snprintf(out[n++], 512, FN_PREFIX "%s", name);
+        out->s[n++] = objrt_name_join(FN_PREFIX, prefix, name);
+    out->s[n++] = objrt_name_join(FN_PREFIX, name, NULL);
     if (v21 && prefix[0])
-        snprintf(out[n++], 512, "%s%s", prefix, name);
+        out->s[n++] = objrt_name_join(prefix, name, NULL);
     if (v21)
-        snprintf(out[n++], 512, "%s", name);
-    return n;
+        out->s[n++] = objrt_name_join(name, NULL, NULL);
+    out->n = n;
+    for (int i = 0; i < n; i++)
+        ok &= out->s[i] != NULL;
+    if (!ok)
+        names_free(out);
+    return ok ? 0 : -1;
 }
 
 static ffi_cached *cached_find_locked(ffi_module *m, const char *sym)
@@ -157,57 +195,70 @@ static ffi_cached *cached_find_locked(ffi_module *m, const char *sym)
 }
 
 /* A registration among every module (a system-lib view): the host's, then units' (latest
- * first), each tried with every name it may hold the function under. */
-static void *view_find_locked(const ffi_module *view, const char *name, ffi_module **owner,
-                              char sym[512])
+ * first), each tried with every name it may hold the function under. The name it was found
+ * under goes to *sym (the caller frees it). -1 when out of memory. */
+static int view_find_locked(const ffi_module *view, const char *name, ffi_module **owner,
+                            char **sym, void **code)
 {
-    char cand[6][512];
+    ffi_names cand;
+    *code = NULL;
     for (ffi_module *m = &host_mod; m; m = m == &host_mod ? units : m->next) {
-        int n = candidates(name, view->prefix, m->v21, cand);   /* 0.21 registers unprefixed */
-        for (int i = 0; i < n; i++) {
-            ffi_reg *r = reg_find(m->regs, cand[i]);
+        if (candidates(name, prefix_of(view), m->v21, &cand) < 0)   /* 0.21: unprefixed */
+            return -1;
+        for (int i = 0; i < cand.n && !*code; i++) {
+            ffi_reg *r = reg_find(m->regs, cand.s[i]);
             if (r && r->ptr) {
                 *owner = m;
-                strcpy(sym, cand[i]);
-                return r->ptr;
+                *sym = names_take(&cand, i);
+                *code = r->ptr;
             }
         }
+        names_free(&cand);
+        if (*code)
+            break;
     }
-    return NULL;
+    return 0;
 }
 
 /* The code of function `name` of m and the module owning it: registrations, then the
  * unit's own symbols (looked up without our lock: the loader holds its own around our
  * hooks). A name from an input is called as code, so a symbol must be a function of the
- * unit (finish/unit.h, objrt_unit_func): when it is not, NULL with the reason in why. */
-static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char sym[512],
+ * unit (finish/unit.h, objrt_unit_func): when it is not, NULL with the reason in why. The
+ * name it was found under goes to *sym (the caller frees it). */
+static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char **sym,
                          char why[WHY_LEN])
 {
-    char cand[6][512];
-    int n;
+    ffi_names cand;
     void *p = NULL;
+    int rc;
+    *sym = NULL;
     pthread_mutex_lock(&lock);
-    if (m->syslib) {
-        p = view_find_locked(m, name, owner, sym);
-        pthread_mutex_unlock(&lock);
-        return p;
-    }
-    n = candidates(name, m->prefix, m->v21, cand);
-    for (int i = 0; i < n && !p; i++) {
-        ffi_reg *r = reg_find(m->regs, cand[i]);
+    rc = m->syslib ? view_find_locked(m, name, owner, sym, &p)
+                   : candidates(name, prefix_of(m), m->v21, &cand);
+    for (int i = 0; rc == 0 && !m->syslib && i < cand.n && !p; i++) {
+        ffi_reg *r = reg_find(m->regs, cand.s[i]);
         if (r && r->ptr) {
             p = r->ptr;
-            strcpy(sym, cand[i]);
+            *sym = names_take(&cand, i);
         }
     }
     pthread_mutex_unlock(&lock);
-    for (int i = 0; i < n && !p && m->unit; i++) {
-        int found = objrt_unit_func(m->unit, cand[i], &p, why, WHY_LEN);
-        if (found < 0)
-            return NULL;
-        if (found)
-            strcpy(sym, cand[i]);
+    if (rc < 0) {
+        snprintf(why, WHY_LEN, "out of memory looking up a TVM-FFI function");
+        return NULL;
     }
+    if (m->syslib)
+        return p;
+    for (int i = 0; i < cand.n && !p && m->unit; i++) {
+        int found = objrt_unit_func(m->unit, cand.s[i], &p, why, WHY_LEN);
+        if (found < 0) {
+            names_free(&cand);
+            return NULL;
+        }
+        if (found)
+            *sym = names_take(&cand, i);
+    }
+    names_free(&cand);
     *owner = m;
     return p;
 }
@@ -217,23 +268,28 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
 static TVMFFIObjectHandle module_function(ffi_module *m, const char *name, char why[WHY_LEN])
 {
     ffi_module *owner = NULL;
-    char sym[512];
+    char *sym = NULL;
     ffi_cached *c;
     TVMFFIObjectHandle f;
     void *code;
     why[0] = '\0';
-    if (!(code = module_code(m, name, &owner, sym, why)))
+    if (!(code = module_code(m, name, &owner, &sym, why)) || !sym) {
+        free(sym);
         return NULL;
+    }
     size_t len = strlen(sym);
     pthread_mutex_lock(&lock);
     c = cached_find_locked(owner, sym);
     f = c ? c->f : NULL;
     pthread_mutex_unlock(&lock);
-    if (f || !(f = ffi_function_of((TVMFFISafeCallType)code)))
+    if (f || !(f = ffi_function_of((TVMFFISafeCallType)code))) {
+        free(sym);
         return f;
+    }
     pthread_mutex_lock(&lock);
     if ((c = cached_find_locked(owner, sym))) {      /* another thread was first */
         pthread_mutex_unlock(&lock);
+        free(sym);
         TVMFFIObjectDecRef(f);
         return c->f;
     }
@@ -244,6 +300,7 @@ static TVMFFIObjectHandle module_function(ffi_module *m, const char *name, char 
         owner->funcs = c;
     }
     pthread_mutex_unlock(&lock);
+    free(sym);
     if (!c) {
         TVMFFIObjectDecRef(f);
         return NULL;
@@ -256,16 +313,17 @@ static TVMFFIObjectHandle module_global(ffi_module *m, const char *name)
 {
     TVMFFIByteArray n = { name, strlen(name) };
     TVMFFIObjectHandle f = NULL;
-    char key[512];
+    char *key = objrt_name_join("global:", name, NULL);
     ffi_cached *c;
-    snprintf(key, sizeof key, "global:%s", name);
+    if (!key)
+        return NULL;
     pthread_mutex_lock(&lock);
     c = cached_find_locked(m, key);
     pthread_mutex_unlock(&lock);
-    if (c)
-        return c->f;
-    if (ffi_core_get()->get_global(&n, &f) != 0 || !f)
-        return NULL;
+    if (c || ffi_core_get()->get_global(&n, &f) != 0 || !f) {
+        free(key);
+        return c ? c->f : NULL;
+    }
     pthread_mutex_lock(&lock);
     if ((c = malloc(sizeof *c + strlen(key) + 1))) {
         strcpy(c->name, key);
@@ -274,6 +332,7 @@ static TVMFFIObjectHandle module_global(ffi_module *m, const char *name)
         m->funcs = c;
     }
     pthread_mutex_unlock(&lock);
+    free(key);
     return f;                                /* out of memory: kept by nobody; rare, leaks */
 }
 
@@ -384,19 +443,21 @@ static void *module_arg(const TVMFFIAny *a)
 static ffi_module *view_get(const char *prefix)
 {
     ffi_module *m;
-    if (strlen(prefix) >= sizeof m->prefix)
-        return NULL;
     pthread_mutex_lock(&lock);
     for (m = views; m; m = m->next)
-        if (strcmp(m->prefix, prefix) == 0)
+        if (strcmp(prefix_of(m), prefix) == 0)
             break;
     if (!m && (m = calloc(1, sizeof *m))) {
         m->hdr = (TVMFFIObject){ .combined_ref_count = (1ULL << 32) | 1,
                                  .type_index = kTVMFFIModule, .deleter = module_deleter };
         m->syslib = 1;
-        strcpy(m->prefix, prefix);
-        m->next = views;
-        views = m;
+        if ((m->prefix = strdup(prefix))) {
+            m->next = views;
+            views = m;
+        } else {
+            free(m);
+            m = NULL;
+        }
     }
     pthread_mutex_unlock(&lock);
     return m;
@@ -404,16 +465,18 @@ static ffi_module *view_get(const char *prefix)
 
 int ffi_builtin_system_lib(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret)
 {
-    char buf[256];
-    const char *prefix = n == 1 ? ffi_arg_str(&args[0], buf, sizeof buf) : "";
+    char *prefix = n == 1 ? ffi_arg_str(&args[0]) : strdup("");
     ffi_module *m;
     (void)self;
     if (n > 1 || !prefix) {
+        free(prefix);
         ffi_raise("TypeError", "ffi.SystemLib: takes no argument or one str (the prefix)");
         return -1;
     }
-    if (!(m = view_get(prefix))) {
-        ffi_raise("ValueError", "ffi.SystemLib: prefix too long, or out of memory");
+    m = view_get(prefix);
+    free(prefix);
+    if (!m) {
+        ffi_raise("MemoryError", "ffi.SystemLib: out of memory");
         return -1;
     }
     TVMFFIObjectIncRef(m);
@@ -425,23 +488,24 @@ int ffi_builtin_system_lib(void *self, const TVMFFIAny *args, int32_t n, TVMFFIA
 
 int ffi_builtin_module_get_function(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret)
 {
-    char buf[512];
-    const char *name = n >= 2 ? ffi_arg_str(&args[1], buf, sizeof buf) : NULL;
+    char *name = n >= 2 ? ffi_arg_str(&args[1]) : NULL;
     ffi_module *m = n >= 2 ? module_arg(&args[0]) : NULL;
     TVMFFIObjectHandle f;
     (void)self;
     if (!m || !name || n > 3) {
+        free(name);
         ffi_raise("TypeError", "ffi.ModuleGetFunction: expects (Module of objrt, str, bool)");
         return -1;
     }
     char why[WHY_LEN];
     f = module_function(m, name, why);
+    if (!f && !why[0] && n == 3 && args[2].type_index <= kTVMFFIBool && args[2].v_int64)
+        f = module_global(m, name);          /* query_imports: the globals are the imports */
+    free(name);
     if (why[0]) {
         ffi_raise("RuntimeError", "%s", why);
         return -1;
     }
-    if (!f && n == 3 && args[2].type_index <= kTVMFFIBool && args[2].v_int64)
-        f = module_global(m, name);          /* query_imports: the globals are the imports */
     ret->zero_padding = 0;
     if (!f) {
         ret->type_index = kTVMFFINone;
@@ -721,9 +785,10 @@ int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
 /* Whether a loaded unit defines __tvm_ffi_<name> (C code exporting the ABI by hand). */
 static int exports_ffi(objrt_unit *unit, const char *name)
 {
-    char sym[512];
-    snprintf(sym, sizeof sym, FN_PREFIX "%s", name);
-    return objrt_unit_sym(unit, sym) != NULL;
+    char *sym = objrt_name_join(FN_PREFIX, name, NULL);
+    int found = sym && objrt_unit_sym(unit, sym) != NULL;
+    free(sym);
+    return found;
 }
 
 /* ---- an old-ABI packed function seen as a TVM-FFI Function ---- */

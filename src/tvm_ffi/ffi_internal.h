@@ -30,8 +30,9 @@ const ffi_core *ffi_core_get(void);
 void ffi_raise(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A Function whose safe_call is `fn` itself (through the core; handle ignored by fn). */
 TVMFFIObjectHandle ffi_function_of(TVMFFISafeCallType fn);
-/* A string argument (RawStr, SmallStr, Str) as a NUL-terminated copy in buf, or NULL. */
-const char *ffi_arg_str(const TVMFFIAny *a, char *buf, size_t len);
+/* A string argument (RawStr, SmallStr, Str) as a NUL-terminated copy, whole, that the
+ * caller frees; NULL when it is not a string, holds a NUL, or out of memory. */
+char *ffi_arg_str(const TVMFFIAny *a);
 
 /* ffi_env.c: the loader's side (the hooks ffi_provider.c registers). */
 void *rt_ffi_lookup(const char *name);

@@ -505,20 +505,23 @@ int objrt_ffi_external(void)
     return ffi_core_get()->external;
 }
 
-const char *ffi_arg_str(const TVMFFIAny *a, char *buf, size_t len)
+/* A NUL inside would cut the name a lookup compares: such a string is not a name. */
+static char *whole_copy(const char *data, size_t size)
+{
+    return memchr(data, '\0', size) ? NULL : strndup(data, size);
+}
+
+char *ffi_arg_str(const TVMFFIAny *a)
 {
     const TVMFFIByteArray *s;
     switch (a->type_index) {
     case kTVMFFIRawStr:
-        snprintf(buf, len, "%s", a->v_c_str ? a->v_c_str : "");
-        return a->v_c_str ? buf : NULL;
+        return a->v_c_str ? strdup(a->v_c_str) : NULL;
     case kTVMFFISmallStr:
-        snprintf(buf, len, "%.*s", (int)(a->small_str_len < 8 ? a->small_str_len : 7), a->v_bytes);
-        return buf;
+        return whole_copy((const char *)a->v_bytes, a->small_str_len < 8 ? a->small_str_len : 7);
     case kTVMFFIStr:
         s = (const void *)((const char *)a->v_obj + sizeof(TVMFFIObject));
-        snprintf(buf, len, "%.*s", (int)s->size, s->data);
-        return buf;
+        return s->size && !s->data ? NULL : whole_copy(s->data ? s->data : "", s->size);
     default:
         return NULL;
     }
