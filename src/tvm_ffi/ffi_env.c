@@ -764,7 +764,7 @@ int objrt_ffi_unit(objrt_unit *unit)
 int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
 {
     ffi_module *m, *owner = NULL;
-    char sym[512], why[WHY_LEN];
+    char *sym = NULL, why[WHY_LEN];
     pthread_mutex_lock(&lock);
     if (!(m = unit_module_locked(unit)))    /* plain C exports: a module without a context */
         m = module_new_locked(unit);
@@ -774,7 +774,8 @@ int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
         return -1;
     }
     why[0] = '\0';
-    *code = module_code(m, name, &owner, sym, why);
+    *code = module_code(m, name, &owner, &sym, why);
+    free(sym);
     if (why[0]) {
         ffi_raise("RuntimeError", "%s", why);
         return -1;

@@ -258,12 +258,12 @@ static const objrt_ffi_module_ops module_ops = {
 
 static int load_from_file(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret)
 {
-    char path[PATH_MAX];
+    char *path = n >= 1 && n <= 2 ? ffi_arg_str(&args[0]) : NULL;
     const char *ext = self;
     objrt_unit *u;
     loaded *l;
     void *mod = NULL;
-    if (n < 1 || n > 2 || !ffi_arg_str(&args[0], path, sizeof path)) {
+    if (!path) {
         ffi_raise("TypeError", "ffi.Module.load_from_file.%s: expects (file_name: str, "
                   "format: str)", ext);
         return -1;
@@ -272,16 +272,15 @@ static int load_from_file(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAn
         u = objrt_load(loader_ctx, (const char *[]){ path }, 1);
     else
         u = load_split(path, strcmp(ext, "tar") == 0);
-    if (!u) {
-        if (strcmp(ext, "o") == 0)
-            ffi_raise("RuntimeError", "objrt: %s", objrt_error(loader_ctx));
-        return -1;
-    }
-    if (!(l = malloc(sizeof *l))) {
+    if (u && !(l = malloc(sizeof *l))) {
         objrt_unload(u);
         ffi_raise("MemoryError", "objrt: out of memory loading %s", path);
+        u = NULL;
+    } else if (!u && strcmp(ext, "o") == 0)
+        ffi_raise("RuntimeError", "objrt: %s", objrt_error(loader_ctx));
+    free(path);
+    if (!u)
         return -1;
-    }
     l->unit = u;
     if (module_new(l, &module_ops, &mod) != 0) {        /* raised by the library */
         module_release(l);
