@@ -37,7 +37,9 @@
  *     objects (.o) and ar archives (.a) as ONE unit, the way `ld` would link them into one
  *     image: references between the inputs resolve to each other, and an archive member is
  *     pulled in only when it defines a symbol that is still undefined (repeated to a fixed
- *     point, so archive order does not matter). The unit is then placed in a single address
+ *     point, so archive order does not matter). A tar file, as TVM's export_library("x.tar")
+ *     writes one, is read like this everywhere (objrt_load, objrt_load_memory, the CLI):
+ *     every object (*.o) member joins the unit. The unit is then placed in a single address
  *     reservation (or, for a small unit with pack_small, in chunks of pages it shares with
  *     other small units: see objrt_memory below), relocated, given its final page
  *     permissions (never writable and executable at once), its .eh_frame registered with the unwinder, and its constructors
@@ -164,8 +166,9 @@ const char *objrt_version(void);
 typedef struct objrt_ctx objrt_ctx;
 typedef struct objrt_unit objrt_unit;
 
-/* One input held in memory. `name` is used in error messages and to tell an archive
- * ("!<arch>\n" magic) from an object; `data` must stay valid for the call only. */
+/* One input held in memory: an object, an archive ("!<arch>\n" magic) or a tar (ustar
+ * magic), told apart by their bytes. `name` is used in error messages ("name(member)" for
+ * a member); `data` must stay valid for the call only and need not be aligned. */
 typedef struct objrt_input {
     const char *name;
     const void *data;

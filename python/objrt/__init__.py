@@ -158,8 +158,9 @@ class Context:
     def load(self, *inputs: Input) -> Unit:
         """Link the inputs as one unit and return it.
 
-        Each input is a path (str or os.PathLike), or the bytes of an object or archive
-        (bytes, bytearray, memoryview), or a (name, bytes) pair naming the bytes in error
+        Each input is a path (str or os.PathLike), or the bytes of an object, archive or
+        TVM export_library tar (bytes, bytearray, memoryview; a tar's every .o member joins
+        the unit), or a (name, bytes) pair naming the bytes in error
         messages. Raises LinkError with objrt's message when the load fails; nothing of a
         failed load stays mapped.
         """

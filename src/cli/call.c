@@ -55,7 +55,7 @@ static void free_tensors(DLTensor **t, int n)
 
 /* libm comes first, as TVM's export_library links it: every generated C file includes
  * <math.h>, and objrt itself may have been linked without it (--as-needed drops it). */
-/* Archives and tars are read into `ci`, which must outlive the context (the unit's
+/* Archives are read into `ci`, which must outlive the context (the unit's
  * reports may still read its inputs' bytes). */
 static objrt_unit *load_unit(objrt_ctx *ctx, const call_args *a, call_inputs *ci)
 {

@@ -1,10 +1,10 @@
-/* unpack.c - the packaging TVM ships kernels in, for `objrt call`: export_library("x.tar")
- * (objects in a tar) and static archives (cc.create_staticlib). An archive given to
- * `objrt call` is the unit to call, so every object member is linked, as ld's
- * --whole-archive would (`objrt run` and the C API keep ld's pull-what-is-needed rule);
- * a tar's *.o members are linked alike. Plain objects are read as they are.
+/* unpack.c - static archives (TVM's cc.create_staticlib) for `objrt call`. An archive given
+ * to `objrt call` is the unit to call, so every object member is linked, as ld's
+ * --whole-archive would (`objrt run` and the C API keep ld's pull-what-is-needed rule).
+ * Everything else, export_library's tars included, is handed to the loader as it is (the
+ * input layer reads tars for every API: input/tar.c).
  *
- * Both formats are parsed with every size and offset checked against the file: a member
+ * The archive is parsed with every size and offset checked against the file: a member
  * is never read past its end or the file's. */
 #include <errno.h>
 #include <stdio.h>
@@ -147,55 +147,6 @@ static int unpack_ar(call_inputs *ci, const char *file, const char *buf, size_t 
     return count ? 0 : unpack_err(file, "%s", "the archive holds no ELF object");
 }
 
-/* tar (ustar and GNU): 512-byte headers, name at 0 (100) with the ustar prefix at 345
- * (155), size at 124 (12, octal), type at 156; GNU 'L' gives the next member's long name.
- * Two zero blocks end it. Regular members named *.o are inputs "FILE(member)"; a C source
- * (export_library of a "c" target) is named with what to do. */
-static int unpack_tar(call_inputs *ci, const char *file, const char *buf, size_t size)
-{
-    static const char zero[512];
-    char longname[1024] = "";
-    size_t at = 0, count = 0;
-    while (size - at >= 512 && memcmp(buf + at, zero, 512) != 0) {
-        const char *h = buf + at;
-        size_t len;
-        char name[1024];
-        if (field(h + 124, 12, 8, &len) != 0 || len > size - at - 512)
-            return unpack_err(file, "%s", "a tar member's size is malformed or past the end");
-        const char *data = h + 512;
-        char type = h[156];
-        if (type == 'L') {
-            snprintf(longname, sizeof longname, "%.*s", (int)(len < 1023 ? len : 1023), data);
-        } else {
-            if (longname[0])
-                snprintf(name, sizeof name, "%s", longname);
-            else if (memcmp(h + 257, "ustar", 5) == 0 && h[345])
-                snprintf(name, sizeof name, "%.155s/%.100s", h + 345, h);
-            else
-                snprintf(name, sizeof name, "%.100s", h);
-            longname[0] = '\0';
-            size_t n = strlen(name);
-            if ((type == '0' || type == '\0') && n > 2 && strcmp(name + n - 2, ".c") == 0)
-                return unpack_err(file, "%s is C source (export_library of a \"c\" target): "
-                                  "compile it, cc -c -fPIC -I/usr/local/include/objrt, and "
-                                  "call the object", name);
-            if ((type == '0' || type == '\0') && n > 2 && strcmp(name + n - 2, ".o") == 0) {
-                char full[1200];
-                if (!is_elf(data, len))
-                    return unpack_err(file, "%s is not an ELF object", name);
-                snprintf(full, sizeof full, "%s(%s)", file, name);
-                if (push(ci, full, data, len) != 0)
-                    return unpack_err(file, "%s", "out of memory");
-                count++;
-            }
-        }
-        at += 512 + (len + 511) / 512 * 512;
-        if (at > size)
-            break;
-    }
-    return count ? 0 : unpack_err(file, "%s", "the tar holds no .o member");
-}
-
 static int ends_with(const char *s, const char *sfx)
 {
     size_t n = strlen(s), k = strlen(sfx);
@@ -205,7 +156,7 @@ static int ends_with(const char *s, const char *sfx)
 int call_inputs_needed(const char *const *files, int n)
 {
     for (int i = 0; i < n; i++)
-        if (ends_with(files[i], ".a") || ends_with(files[i], ".tar"))
+        if (ends_with(files[i], ".a"))
             return 1;
     return 0;
 }
@@ -223,10 +174,8 @@ int call_inputs_read(const char *const *files, int n, call_inputs *ci)
             return -1;
         if (size >= 8 && memcmp(buf, "!<arch>\n", 8) == 0)
             rc = unpack_ar(ci, files[i], buf, size);
-        else if (size >= 512 && memcmp(buf + 257, "ustar", 5) == 0)
-            rc = unpack_tar(ci, files[i], buf, size);
         else
-            rc = push(ci, files[i], buf, size);   /* the loader says what else it is */
+            rc = push(ci, files[i], buf, size);   /* a tar, an object: the loader reads it */
         if (rc != 0)
             return -1;
     }

@@ -1,5 +1,5 @@
-/* unpack.h - `objrt call`'s inputs from TVM's packaging (unpack.c): archives linked whole,
- * tars of objects, plain objects. */
+/* unpack.h - `objrt call`'s archives linked whole (unpack.c); tars and objects pass through
+ * to the loader. */
 #ifndef OBJRT_CLI_UNPACK_H
 #define OBJRT_CLI_UNPACK_H
 
@@ -14,10 +14,10 @@ typedef struct call_inputs {
     size_t nbufs;
 } call_inputs;
 
-/* Whether any of the files is an archive (.a) or tar (.tar) that must be unpacked. */
+/* Whether any of the files is an archive (.a) that must be unpacked. */
 int call_inputs_needed(const char *const *files, int n);
-/* Read every file (into a zeroed `ci`): an ar archive gives each ELF member, a tar each *.o member, anything
- * else itself. 0, or -1 after a message naming the file. Free with call_inputs_free. */
+/* Read every file (into a zeroed `ci`): an ar archive gives each ELF member, anything
+ * else (a tar, an object) itself. 0, or -1 after a message naming the file. Free with call_inputs_free. */
 int call_inputs_read(const char *const *files, int n, call_inputs *ci);
 void call_inputs_free(call_inputs *ci);
 

@@ -1,6 +1,6 @@
 /*
  * input.c - turn files and buffers into objects: read files, split ar archives into
- * members. Archive members are parsed now (so a malformed member is reported by name)
+ * members (and hand tars to tar.c). Archive members are parsed now (so a malformed member is reported by name)
  * but join the unit only when resolve.c pulls them.
  */
 #include <errno.h>
@@ -182,6 +182,14 @@ static int add_archive(objrt_link *l, const char *name, const uint8_t *data, siz
     return 0;
 }
 
+/* A tar's object: linked whole (tar.c says why), at an 8-byte boundary. */
+static int add_tar_member(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                          void *arg)
+{
+    (void)arg;
+    return add_object(l, name, aligned_bytes(l, data, size), size, true);
+}
+
 /* own: data is our writable copy (a file we read), so archive members may move in it. */
 static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_t size,
                      bool own)
@@ -191,6 +199,8 @@ static int add_bytes(objrt_link *l, const char *name, const uint8_t *data, size_
     if (size >= 8 && memcmp(data, "!<thin>\n", 8) == 0)
         return objrt_fail(l->ctx, "%s: thin archives are not supported (members are not inside it)",
                           name);
+    if (objrt_input_is_tar(data, size))
+        return objrt_input_add_tar(l, name, data, size, add_tar_member, NULL);
     return add_object(l, name, aligned_bytes(l, data, size), size, true);
 }
 

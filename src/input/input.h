@@ -1,7 +1,7 @@
 /*
- * input.h - bytes to objects: files and archives (input.c), ELF validated into objrt_obj
- * (parse.c), link-time-optimisation inputs refused with what to do (lto.c), and the
- * accessors every later stage uses on a parsed object.
+ * input.h - bytes to objects: files and archives (input.c), TVM export_library tars
+ * (tar.c), ELF validated into objrt_obj (parse.c), link-time-optimisation inputs refused
+ * with what to do (lto.c), and the accessors every later stage uses on a parsed object.
  */
 #ifndef OBJRT_INPUT_H
 #define OBJRT_INPUT_H
@@ -69,6 +69,13 @@ int objrt_input_add_file(objrt_link *l, const char *path);
 /* The same for n paths, in order: files are read in batches into shared mappings. */
 int objrt_input_add_files(objrt_link *l, const char *const *paths, size_t n);
 int objrt_input_add_memory(objrt_link *l, const objrt_input *in);
+/* tar.c: TVM's export_library tar. Whether the bytes are one, and each *.o member handed
+ * to `add` (named "FILE(member)"): 0, or -1 with the error naming the file and member. */
+typedef int (*objrt_member_fn)(objrt_link *l, const char *name, const uint8_t *data,
+                               size_t size, void *arg);
+bool objrt_input_is_tar(const uint8_t *data, size_t size);
+int objrt_input_add_tar(objrt_link *l, const char *name, const uint8_t *data, size_t size,
+                        objrt_member_fn add, void *arg);
 void objrt_input_release(objrt_link *l);        /* objects and mapped files of the link */
 int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
                        bool pulled, objrt_obj **out);

@@ -55,6 +55,10 @@ for k in dso_kernel syslib_kernel main_kernel; do
 done
 rm -f "$C/libar.a"
 ar rcs "$C/libar.a" "$C/gcc-ar_one.o" "$C/gcc-ar_two.o"
+# TVM's export_library tar (input/tar.c): ustar, and GNU with a long member name.
+rm -f "$C/export.tar" "$C/export-gnu.tar"
+tar --format=ustar -cf "$C/export.tar" -C "$C" gcc-ar_one.o gcc-ar_two.o
+tar --format=gnu -cf "$C/export-gnu.tar" -C "$C" gcc-debug-basic.o
 
 # Several-input seeds for fuzz_link (format: fuzz_common.h), both as buffers and as files.
 python3 - "$C" "$OUT/corpus-link" <<'EOF'
