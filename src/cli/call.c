@@ -115,7 +115,7 @@ static int find_function(objrt_unit *u, const call_args *a, call *c)
     c->unit = u;
     c->h = f ? objrt_tvm_func(u, f) : objrt_tvm_main(u);
     if (!c->h) {
-        if (f && objrt_unit_sym(u, f))      /* defined, but not as a function */
+        if (f && (objrt_unit_sym(u, f) || call_registers(u, f)))   /* not as a function */
             fprintf(stderr, "objrt: -f %s: %s\n", f, TVMGetLastError());
         else if (f) {
             fprintf(stderr, "objrt: -f %s: the unit neither registers nor defines '%s'\n", f, f);

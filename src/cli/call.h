@@ -53,6 +53,8 @@ int call_abi_by_name(objrt_unit *u, const char *func);
  * a missing -f FUNC, the nearest names the unit has ("did you mean"). */
 int call_list(objrt_unit *u);
 void call_suggest(objrt_unit *u, const char *func);
+/* Whether the unit registers `func` (a system library), as code or not. */
+int call_registers(objrt_unit *u, const char *func);
 const char *call_abi_name(int abi);
 
 /* TVM-FFI units (call_ffi.c): whether func (NULL: the entry) of u is called with the

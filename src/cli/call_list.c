@@ -93,13 +93,18 @@ static int is_registered(void *data, const char *name)
     return strcmp(data, name) == 0;
 }
 
+int call_registers(objrt_unit *u, const char *name)
+{
+    return objrt_tvm_foreach_registered(u, is_registered, (void *)name) == 1;
+}
+
 /* What is known of how `name` is called: registrations are packed by TVM's contract, AOT
  * entries by their release, a C symbol's parameters are not recorded anywhere. */
 static const char *abi_text(objrt_unit *u, const char *name)
 {
     int abi = call_abi_by_name(u, name);
     size_t n = strlen(name);
-    if (objrt_tvm_foreach_registered(u, is_registered, (void *)name) == 1)
+    if (call_registers(u, name))
         return "packed (system-lib registration)";
     if (abi < 0)
         return "AOT entry of a release objrt cannot tell (say --aot or --packed)";

@@ -115,13 +115,19 @@ static const char *type_name(uint8_t t)
 /* The rule for every name a graph, `objrt call -f`, packed() or TVMModGetFunction asks to
  * call: an STT_FUNC (or STT_GNU_IFUNC, bound to what its resolver chose) that lies in the
  * unit's executable group. Anything else would be jumped into as code. */
+static bool in_code(const objrt_unit *u, uintptr_t a)
+{
+    uintptr_t lo = (uintptr_t)u->base + u->group_off[GRP_RX];
+    return a >= lo && a - lo < u->group_size[GRP_RX];
+}
+
 static int func_locked(objrt_unit *u, const char *name, void **out, char *err, size_t errlen)
 {
     uint32_t i = objrt_strmap_get(&u->syms, name);
     if (i == OBJRT_NONE)
         return 0;
-    uintptr_t a = (uintptr_t)u->addrs[i], lo = (uintptr_t)u->base + u->group_off[GRP_RX];
-    bool code = a >= lo && a - lo < u->group_size[GRP_RX];
+    uintptr_t a = (uintptr_t)u->addrs[i];
+    bool code = in_code(u, a);
     if ((u->type[i] == STT_FUNC || u->type[i] == STT_GNU_IFUNC) && code) {
         *out = (void *)a;
         return 1;
@@ -145,6 +151,30 @@ int objrt_unit_func(objrt_unit *u, const char *name, void **out, char *err, size
     int rc = func_locked(u, name, out, err, errlen);
     pthread_mutex_unlock(&u->ctx->lock);
     return rc;
+}
+
+int objrt_unit_code(const objrt_unit *u, const char *name, const void *addr, char *err,
+                    size_t errlen)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uint32_t i = objrt_strmap_get(&u->syms, name);
+    void *unused;
+    if (in_code(u, a))
+        return 1;
+    if (i != OBJRT_NONE && u->addrs[i] == a && func_locked((objrt_unit *)u, name, &unused, err,
+                                                            errlen) < 0)
+        return -1;                          /* registered as itself: its symbol says what */
+    objrt_location loc = { 0 };
+    if (u->info)
+        objrt_unitinfo_describe(u->info, a, &loc);
+    char ename[OBJRT_ESC_MAX];
+    snprintf(err, errlen, "'%s' is not a function of the unit: it is registered at %p, %s%s%s%s",
+             objrt_escape(name, ename, sizeof ename), addr,
+             loc.section ? "in " : objrt_unit_extent(u, addr, false) ? "in the unit's data"
+                                                                      : "outside the unit",
+             loc.section ? loc.section : "", loc.object ? " of " : "",
+             loc.object ? loc.object : "");
+    return -1;
 }
 
 int objrt_unit_build(objrt_link *l, objrt_unit *u)

@@ -27,5 +27,12 @@ size_t objrt_unit_extent(const objrt_unit *unit, const void *addr, bool writable
  * *out set when it is an STT_FUNC or STT_GNU_IFUNC in the unit's executable group; -1 with
  * `err` naming what it is instead (data, untyped, absolute, ...); 0 when the unit lacks it. */
 int objrt_unit_func(objrt_unit *unit, const char *name, void **out, char *err, size_t errlen);
+/* objrt_unit_code: the same rule for a pointer the unit handed out under `name` with no
+ * symbol to check (a system-lib registration, TVMBackendRegisterSystemLibSymbol): 1 when
+ * `addr` lies in the unit's executable group; -1 with `err` naming what it points to
+ * instead (the symbol `name` when it is there, else the section and object). No lock:
+ * what it reads is fixed for the unit's life. */
+int objrt_unit_code(const objrt_unit *unit, const char *name, const void *addr, char *err,
+                    size_t errlen);
 
 #endif

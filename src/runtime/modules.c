@@ -136,37 +136,41 @@ static void *syslib_find_locked(const rt_module *lib, const char *name, rt_modul
     return NULL;
 }
 
-/* Where a unit's code finds `name`: its registrations, its own symbols, then the host's.
- * objrt_unit_sym() is called without our lock held: the loader calls our hooks with its
+static rt_func *refuse(const char *why, bool *refused)
+{
+    objrt_set_last_error("%s", why);
+    *refused = true;
+    return NULL;
+}
+
+/* Where a unit's code finds `name`: its registrations, its own symbols, then the host's (a
+ * system library: every module's registrations). A name from an input is called as code,
+ * so whatever gives it, a registration or a symbol, must be a function of the unit
+ * (finish/unit.h: objrt_unit_code, objrt_unit_func); the host's are the host's own.
+ * objrt_unit_*() are called without our lock held: the loader calls our hooks with its
  * own lock held, so holding ours across a call into it could deadlock. */
 static rt_func *lookup(rt_module *m, const char *name, bool *refused)
 {
     rt_module *owner = m;
+    objrt_unit *unit;
     rt_func *f = NULL;
     void *fn;
     char why[1200];
     *refused = false;
     pthread_mutex_lock(&lock);
-    if (m->syslib) {
-        fn = syslib_find_locked(m, name, &owner);
-        f = fn ? handle_locked(owner, name, (TVMBackendPackedCFunc)fn) : NULL;
-        pthread_mutex_unlock(&lock);
-        return f;
-    }
-    fn = registered_locked(m, name);
+    fn = m->syslib ? syslib_find_locked(m, name, &owner) : registered_locked(m, name);
+    unit = owner->unit;
     pthread_mutex_unlock(&lock);
-    /* a name from an input is called as code: it must name a function (finish/unit.h) */
-    if (!fn && m->unit && objrt_unit_func(m->unit, name, &fn, why, sizeof why) < 0) {
-        objrt_set_last_error("%s", why);
-        *refused = true;
-        return NULL;
-    }
+    if (fn && unit && objrt_unit_code(unit, name, fn, why, sizeof why) < 0)
+        return refuse(why, refused);
+    if (!fn && !m->syslib && unit && objrt_unit_func(unit, name, &fn, why, sizeof why) < 0)
+        return refuse(why, refused);
     pthread_mutex_lock(&lock);
-    if (!fn) {
+    if (!fn && !m->syslib) {
         owner = &host_module;
         fn = registered_locked(owner, name);
     }
-    if (fn)
+    if (fn && known_locked(owner))          /* not unloaded while we were checking */
         f = handle_locked(owner, name, (TVMBackendPackedCFunc)fn);
     pthread_mutex_unlock(&lock);
     return f;

@@ -228,10 +228,12 @@ static int view_find_locked(const ffi_module *view, const char *name, ffi_module
 static void *module_code(ffi_module *m, const char *name, ffi_module **owner, char **sym,
                          char why[WHY_LEN])
 {
-    ffi_names cand;
+    ffi_names cand = { .n = 0 };
+    objrt_unit *unit;                        /* of the module whose registration p is */
     void *p = NULL;
     int rc;
     *sym = NULL;
+    *owner = m;
     pthread_mutex_lock(&lock);
     rc = m->syslib ? view_find_locked(m, name, owner, sym, &p)
                    : candidates(name, prefix_of(m), m->v21, &cand);
@@ -242,13 +244,19 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
             *sym = names_take(&cand, i);
         }
     }
+    unit = (*owner)->unit;
     pthread_mutex_unlock(&lock);
     if (rc < 0) {
         snprintf(why, WHY_LEN, "out of memory looking up a TVM-FFI function");
         return NULL;
     }
-    if (m->syslib)
-        return p;
+    /* called as code: a unit's registration must point at its code (finish/unit.h) */
+    if (p && unit && objrt_unit_code(unit, *sym, p, why, WHY_LEN) < 0) {
+        names_free(&cand);
+        free(*sym);
+        *sym = NULL;
+        return NULL;
+    }
     for (int i = 0; i < cand.n && !p && m->unit; i++) {
         int found = objrt_unit_func(m->unit, cand.s[i], &p, why, WHY_LEN);
         if (found < 0) {
@@ -259,7 +267,6 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
             *sym = names_take(&cand, i);
     }
     names_free(&cand);
-    *owner = m;
     return p;
 }
 

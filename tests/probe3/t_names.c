@@ -3,7 +3,8 @@
  * Globals, a TVM-FFI unit's functions and an old-ABI system-lib prefix, each 600 bytes
  * before the bytes that tell two names apart: each name must reach its own function, and
  * a name nobody registered must be an error. The control runs the globals check through a
- * lookup that cuts names at 511 bytes (what objrt did) and must see it fail. */
+ * lookup that cuts names at 511 bytes (what objrt did) and must see it fail. And one case
+ * of the rule of registrations called as code (issue 40, the module registry's lookup). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,18 @@ static int t_module_get_function(void)
     return 1;
 }
 
+/* A registration of data under a function's name is refused, never handed out as code. */
+static int t_registered_data(void)
+{
+    TVMFFIObjectHandle f = NULL;
+    int rc = objrt_ffi_func(ffi_unit, "not_code", &f);
+    const char *kind = raised_kind();
+    if (rc == 0 || f || strcmp(kind, "RuntimeError") != 0)
+        return snprintf(why, sizeof why, "rc %d, function %p, raised '%s': the registered "
+                        "read-only data was handed out as a function", rc, f, kind), 0;
+    return 1;
+}
+
 static int t_syslib_prefix(void)
 {
     TVMFunctionHandle h = objrt_tvm_func(syslib_unit, "fn");
@@ -169,6 +182,7 @@ int main(int argc, char **argv)
         "long function names of a TVM-FFI unit: each its own",
         "ffi.ModuleGetFunction with long names",
         "a 600-byte system-lib prefix is kept whole",
+        "TVM-FFI: a registered data pointer is not a function",
         "HARNESS a lookup that cuts names at 511 bytes is caught", NULL };
     t_declare(names);
     if (argc != 3)
@@ -181,9 +195,10 @@ int main(int argc, char **argv)
     t_run(names[1], t_unit_functions, why);
     t_run(names[2], t_module_get_function, why);
     t_run(names[3], t_syslib_prefix, why);
-    if (t_selected(names[4] + 8)) {
+    t_run(names[4], t_registered_data, why);
+    if (t_selected(names[5] + 8)) {
         int caught = !globals_check(cut_lookup);
-        t_harness(names[4] + 8, caught, "the check passed through a lookup that cuts names");
+        t_harness(names[5] + 8, caught, "the check passed through a lookup that cuts names");
     }
     objrt_free(ctx);
     return t_exit_status();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The third probe's defects (issue 40) that concern names and lifecycles, each case failing
-# on the code before its fix, each with a control: names of any length compared whole.
+# on the code before its fix, each with a control: names of any length compared whole;
+# every name called as code reaches code, a registration as much as a symbol.
 # x86_64 (plain, asan, tsan).
 . "$ROOT/tests/lib.sh"
 [ "$TARGET" = x86_64 ] || exit 0
@@ -15,5 +16,28 @@ if $GCC -O2 -fPIC -I"$ROOT/include" -c "$P/ffi_unit.c" -o ffi_unit.o 2>cc.err &&
     run_cases t_names 60 "$B/tests/probe3/t_names" ffi_unit.o syslib_unit.o
 else
     fail "long-names: fixtures: $(head -n 2 cc.err | tr '\n' ' ')"
+fi
+# ---- names called as code: registrations go through the same check as symbols -------------
+# Old TVM's system-lib output registers __tvm_module_ctx (data) beside its kernels.
+expect "call -f a registered data object" "call -f a registered read-only table" \
+    "call -f registered code runs" "graph func_name names a registered data object" \
+    "graph func_name names registered code"
+if $GCC -O2 -fPIC -I"$ROOT/include" -c "$P/registered_ctx.c" -o rc.o 2>cc.err; then
+    expect_fail "call -f a registered data object" \
+        "-f __tvm_module_ctx: '__tvm_module_ctx' is not a function of the unit: it is a data object \(STT_OBJECT\) in \.bss of rc\.o" \
+        $OBJRT call rc.o -f __tvm_module_ctx
+    expect_fail "call -f a registered read-only table" \
+        "-f table: 'table' is not a function of the unit: it is registered at 0x[0-9a-f]+, in \.rodata of rc\.o" \
+        $OBJRT call rc.o -f table
+    check "call -f registered code runs" $OBJRT call rc.o -f add1
+    sed 's/FUNC/__tvm_module_ctx/' "$ROOT/tests/probe2/graph_data.json" > gd.json
+    expect_fail "graph func_name names a registered data object" \
+        "node 1 \('n1'\): '__tvm_module_ctx' is not a function of the unit: it is a data object" \
+        $OBJRT call rc.o --graph gd.json
+    sed 's/FUNC/add1/' "$ROOT/tests/probe2/graph_data.json" > ga.json
+    expect_fail "graph func_name names registered code" "input 'x' \(node 0\) was never set" \
+        $OBJRT call rc.o --graph ga.json
+else
+    fail "call -f a registered data object: fixture: $(head -n 2 cc.err | tr '\n' ' ')"
 fi
 exit 0
