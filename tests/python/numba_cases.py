@@ -208,3 +208,89 @@ def _():
 def _():
     differ = run_shadow("break")[2]
     expect("objrt_nothing" in differ, "an engine claiming a name nothing defines went unnoticed")
+
+
+# objrt.numba leaves out numba's per-function pass runs on declarations (numba 0.61 on, each
+# run a PassBuilder that llvmlite never fully frees). Every module numba optimizes function
+# by function is optimized twice: numba's own way on a copy, objrt's way on the module; the
+# IR must be the same text and objrt's way must create fewer PassBuilders.
+BODIES = r"""
+import sys
+import objrt.numba
+objrt.numba.enable()
+import llvmlite.binding as ll
+import numba
+import numpy as np
+from numba.core import codegen
+from numba.typed import List
+ours = codegen.CPUCodeLibrary._optimize_functions
+if not hasattr(ours, "__wrapped__"):
+    print("legacy", hasattr(codegen.CPUCodegen, "_pass_builder"))
+    sys.exit(0)
+numba_own, control = ours.__wrapped__, sys.argv[1:] == ["control"]
+real_fpm, made = codegen.CPUCodegen._function_pass_manager, [0]
+def counted(self, *a, **k):
+    made[0] += 1
+    return real_fpm(self, *a, **k)
+codegen.CPUCodegen._function_pass_manager = counted
+n = {"modules": 0, "differ": 0, "numba_pbs": 0, "objrt_pbs": 0}
+def both(self, module):
+    twin = ll.parse_assembly(str(module))
+    twin.name = module.name
+    made[0] = 0
+    if not control:
+        numba_own(self, twin)
+    n["numba_pbs"] += made[0]
+    made[0] = 0
+    ours(self, module)
+    n["objrt_pbs"] += made[0]
+    n["modules"] += 1
+    n["differ"] += str(twin) != str(module)
+codegen.CPUCodeLibrary._optimize_functions = both
+
+@numba.njit
+def saxpy(a, x, y):
+    return a * x + y
+@numba.njit
+def gen(k):
+    for i in range(k):
+        yield i * i
+@numba.njit
+def use(k):
+    out = List()
+    for v in gen(k):
+        out.append(v)
+    if k < 0:
+        raise ValueError("negative")
+    return sum(out) + saxpy(2.0, np.arange(k), np.ones(k)).sum()
+print(use(5), n["modules"], n["differ"], n["numba_pbs"], n["objrt_pbs"])
+"""
+
+
+def run_bodies(*args):
+    path = os.path.join(TMP, "bodies.py")
+    with open(path, "w") as f:
+        f.write(BODIES)
+    r = subprocess.run([sys.executable, path] + list(args), capture_output=True, text=True,
+                       timeout=900)
+    expect(r.returncode == 0, "rc=%d err=%r" % (r.returncode, r.stderr[-300:]))
+    return r.stdout.split()
+
+
+@case("numba-passes-bodies-as-numba")
+def _():
+    out = run_bodies()
+    if out[0] == "legacy":      # numba 0.56: legacy pass manager, numba's runs untouched
+        expect(out == ["legacy", "False"], "a new-pass-manager numba left unwrapped: %r" % out)
+        return
+    res, modules, differ, numba_pbs, objrt_pbs = float(out[0]), *map(int, out[1:])
+    expect(res == 55.0 and modules >= 3 and differ == 0 and 0 < objrt_pbs < numba_pbs / 3,
+           "result %s, %d modules, %d differ, PassBuilders %d (numba's way %d)"
+           % (res, modules, differ, objrt_pbs, numba_pbs))
+
+
+@case("numba-passes-bodies-control")
+def _():
+    out = run_bodies("control")
+    # a copy left unoptimized must differ from the optimized module: the comparison can fail
+    expect(out[0] == "legacy" or int(out[2]) > 0, "unoptimized copies compared equal: %r" % out)

@@ -25,6 +25,7 @@ import warnings
 import weakref
 
 from .. import llvm as _objrt_llvm
+from ._passes import skip_declarations as _skip_declarations
 
 __all__ = ["enable", "enabled", "stats_line", "UnsupportedNumba", "UntestedNumba"]
 
@@ -228,6 +229,7 @@ def enable():
     codegen.JITCPUCodegen._init = _init
     codegen.JITCPUCodegen._add_module = _add_module
     codegen.JITCodeLibrary.get_pointer_to_function = get_pointer_to_function
+    _skip_declarations(codegen)
     # atexit runs handlers last-registered first: make sure weakref.finalize's exit hook
     # is registered, then register ours after it so it runs before the finalizers do.
     weakref.finalize(enable, lambda: None).atexit = False
