@@ -10,10 +10,13 @@
 #             medians of what each costs per module beyond emitting the object
 #   leak      llvmlite >= 0.44 only (bench/python/passbuilder_leak.py): what its new pass
 #             manager keeps per PassBuilder and per numba function, whichever JIT links
+#   where     (bench/python/numba_memory.py) one compile-and-drop cycle's growth per JIT, split:
+#             Python objects, llvmlite PassBuilders (their count), the rest of malloc
 #   mapped    objrt only: MAPPED_N jitted functions kept: bytes mapped per small unit vs its
 #             content, small units sharing pages (the Python default) and not (OBJRT_PACK=0)
-# Then the same with Debian 13's numba 0.61 in the root scripts/numba-root.sh trixie builds
-# (chroot; BENCH_PY_ROOT=trixie runs only that, BENCH_PY_ROOT=host only the host's numba).
+# Then the same with Debian 13's numba 0.61 and sid's 0.65 in the roots scripts/numba-root.sh
+# builds (chroot; BENCH_PY_ROOT=trixie or sid runs only that, BENCH_PY_ROOT=host only the
+# host's numba).
 # Env: ROUNDS (default 5), COMPILE_N (200), MEMORY_N (1000), MEMORY_ROUNDS (1), MAPPED_N (1000).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,19 +26,22 @@ case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 if [ -z "${BENCH_PY_ROOT:-}" ]; then
     BENCH_PY_ROOT=host bash "$0" "$BUILD" || exit 1
     echo
-    BENCH_PY_ROOT=trixie exec bash "$0" "$BUILD"
+    BENCH_PY_ROOT=trixie bash "$0" "$BUILD" || exit 1
+    echo
+    BENCH_PY_ROOT=sid exec bash "$0" "$BUILD"
 fi
 export OBJRT_LIBRARY=$BUILD/libobjrt.so PYTHONPATH=$ROOT/python
 PY=/usr/bin/python3
 BENCH=$ROOT/bench/python/numba_bench.py
 LEAK=$ROOT/bench/python/passbuilder_leak.py
+MEM=$ROOT/bench/python/numba_memory.py
 pyrun() { "$PY" "$@"; }
-if [ "$BENCH_PY_ROOT" = trixie ]; then
+if [ "$BENCH_PY_ROOT" != host ]; then
     # The checkout's package, the benchmark and the library copied into the root (no mounts).
-    R=$(bash "$ROOT/scripts/numba-root.sh" trixie) || { echo "bench/python: no trixie root" >&2; exit 1; }
+    R=$(bash "$ROOT/scripts/numba-root.sh" "$BENCH_PY_ROOT") || { echo "bench/python: no $BENCH_PY_ROOT root" >&2; exit 1; }
     W=$(mktemp -d "$R/tmp/objrt-bench-src.XXXXXX"); W=${W#"$R"}
-    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$LEAK" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
-    BENCH=$W/numba_bench.py LEAK=$W/passbuilder_leak.py
+    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$LEAK" "$MEM" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
+    BENCH=$W/numba_bench.py LEAK=$W/passbuilder_leak.py MEM=$W/numba_memory.py
     # /proc (RSS) mounted in a mount namespace of the run's own: gone when it ends.
     pyrun() { unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$R" \
         env PYTHONPATH="$W/python" OBJRT_LIBRARY="$W/libobjrt.so" \
@@ -70,6 +76,10 @@ if pyrun -c 'import llvmlite.binding as ll; ll.create_pass_builder' 2>/dev/null;
     pyrun "$LEAK" 100 >"$OUT/leak.json" 2>"$OUT/err" \
         || { echo "bench/python: passbuilder_leak failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
 fi
+for jit in objrt mcjit; do
+    pyrun "$MEM" "$jit" 100 >"$OUT/where-$jit.json" 2>"$OUT/err" \
+        || { echo "bench/python: numba_memory $jit failed: $(tail -n 2 "$OUT/err")" >&2; exit 1; }
+done
 
 "$PY" - "$OUT" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$COMPILE_N" "$MEMORY_N" "$NUMBA_VERSION" <<'PYEOF'
 import json, statistics, sys
@@ -115,6 +125,13 @@ try:
           k["bytes_kept_per_pass_builder"] / 1024, k["bytes_kept_per_function"] / 1024))
 except FileNotFoundError:
     pass
+for jit in ("objrt", "mcjit"):
+    w = json.load(open("%s/where-%s.json" % (out, jit)))
+    print("%s, one compile-and-drop cycle (%d): %.0f KiB RSS, %.0f KiB malloc'd, of which Python "
+          "objects %.1f KiB; %g PassBuilders (%g function, %g module)"
+          % (jit, w["n"], w["rss_kib"], w["malloc_kib"], w["python_kib"],
+             sum(w["pass_builders"].values()), w["pass_builders"]["function"],
+             w["pass_builders"]["module"]))
 checks = {(r["what"], r["jit"]): r.get("check") for w in ("compile", "speed") for r in rows(w)}
 bad = [w for w in ("compile", "speed") if checks[(w, "objrt")] != checks[(w, "mcjit")]]
 if bad:
