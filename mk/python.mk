@@ -4,6 +4,10 @@
 #   make check-numba     all of tests/python/numba-modules.txt (slow) under objrt vs MCJIT, with
 #                        the host's numba 0.56 and Debian 13's 0.61 (scripts/numba-root.sh), and
 #                        Debian 12's arm64 numba under qemu (71-numba-aarch64)
+#   make check-numba-full  numba's whole CPU test suite, module by module, under MCJIT and objrt:
+#                        numba 0.56 (host), 0.61 (trixie root), 0.65 (sid root) on x86_64 and
+#                        0.65 on arm64 (sid-arm64 root, qemu) for the code-placement modules;
+#                        tests/python/numba_full.sh (hours; the table in build/numba-full/)
 #   make bench-python    numba compile time, memory returned, code speed: objrt vs MCJIT
 # `make check` runs tests/suites/70-python.sh (API, engine, the quick numba modules).
 PYTHON ?= /usr/bin/python3
@@ -30,7 +34,11 @@ check-numba: deps all
 	$(MAKE) --no-print-directory TARGET=aarch64 all
 	NUMBA_MODULES=all SUITES="70-python 71-numba-aarch64" bash tests/run.sh x86_64: aarch64:
 
+check-numba-full: deps all
+	$(MAKE) --no-print-directory TARGET=aarch64 all
+	bash tests/python/numba_full.sh $(BUILD)
+
 bench-python: all
 	bash bench/python/run.sh $(BUILD)
 
-.PHONY: install-python uninstall-python check-numba bench-python
+.PHONY: install-python uninstall-python check-numba check-numba-full bench-python
