@@ -53,6 +53,10 @@ OUT=$(mktemp -d /tmp/objrt-bench-python.XXXXXX)
 trap 'rm -rf "$OUT" ${W:+"$R$W"}' EXIT
 NUMBA_VERSION=$(pyrun -c 'import numba, llvmlite; print(numba.__version__, "/ llvmlite", llvmlite.__version__)')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+if ! why=$(pyrun -c 'import objrt.numba; objrt.numba.enable()' 2>&1); then
+    echo "bench/python: numba $NUMBA_VERSION: objrt.numba refuses it, not measured: $(echo "$why" | tail -n 1)"
+    exit 0
+fi
 
 run() {   # run WHAT N ROUNDS: alternate the JITs, one JSON line per process
     local what=$1 n=$2 rounds=$3 r
