@@ -153,6 +153,12 @@ typedef struct {                     /* 24 bytes, before every object's cell */
     };
 } TVMFFIObject;
 
+/* tvm-ffi 0.1.13+: placed immediately before every object body; delete_space, when not
+ * NULL, reclaims the allocation. Every object objrt allocates has one (NULL). */
+typedef struct {
+    void (*delete_space)(void *ptr);
+} TVMFFIObjectAllocHeader;
+
 typedef struct {                     /* 16 bytes: every argument and result */
     int32_t type_index;
     union {
@@ -234,6 +240,16 @@ int TVMFFIEnvModRegisterContextSymbol(const char *name, void *symbol);
 /* From a system-lib unit's constructor: the unit's registration (outside a load: the
  * host's, for the life of the process). */
 int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol);
+
+/* TVM's Relax VM in compiled mode (0.22+) keeps its registers in an "anylist", an array of
+ * TVMFFIAny that owns its objects. SetPackedArg copies list[index] into args[arg_offset]
+ * (borrowed for the call); ResetItem sets list[index] to None, releasing its object;
+ * MoveFromPackedReturn moves args[ret_offset] (a call's result) into list[index], releasing
+ * the old value and leaving None behind. 0, or -1 with a ValueError for a NULL list. */
+int TVMBackendAnyListSetPackedArg(void *anylist, int index, TVMFFIAny *args, int arg_offset);
+int TVMBackendAnyListResetItem(void *anylist, int index);
+int TVMBackendAnyListMoveFromPackedReturn(void *anylist, int index, TVMFFIAny *args,
+                                          int ret_offset);
 
 /* ---- objrt's own ---- */
 

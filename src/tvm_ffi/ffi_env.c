@@ -41,7 +41,13 @@ typedef struct ffi_module {                 /* a Module object (type 73) */
 } ffi_module;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static ffi_module host_mod = { .hdr = { .combined_ref_count = 1ULL << 40, .type_index = kTVMFFIModule } };
+static struct {                             /* an allocation header before it, as for all */
+    TVMFFIObjectAllocHeader alloc;
+    ffi_module mod;
+} host_block = { .mod = { .hdr = { .combined_ref_count = 1ULL << 40, .type_index = kTVMFFIModule } } };
+_Static_assert(offsetof(__typeof__(host_block), mod) == sizeof(TVMFFIObjectAllocHeader),
+               "the host's module right after its header");
+#define host_mod host_block.mod
 static ffi_module *units;                   /* loaded units' modules, latest first */
 static ffi_module *views;                   /* ffi.SystemLib views, one per prefix */
 static ffi_reg *ctx_syms;                   /* TVMFFIEnvModRegisterContextSymbol() */
@@ -53,7 +59,7 @@ static void module_deleter(void *self, int flags)
 {
     if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) {
         free(((ffi_module *)self)->prefix);
-        free(self);
+        ffi_object_free(self);
     }
 }
 
@@ -85,11 +91,9 @@ static ffi_module *unit_module_locked(const objrt_unit *unit)
 
 static ffi_module *module_new_locked(objrt_unit *unit)
 {
-    ffi_module *m = calloc(1, sizeof *m);
+    ffi_module *m = ffi_object_new(sizeof *m, kTVMFFIModule, module_deleter);
     if (!m)
         return NULL;
-    m->hdr = (TVMFFIObject){ .combined_ref_count = (1ULL << 32) | 1, .type_index = kTVMFFIModule,
-                             .deleter = module_deleter };
     m->unit = unit;
     m->next = units;
     units = m;
@@ -454,15 +458,13 @@ static ffi_module *view_get(const char *prefix)
     for (m = views; m; m = m->next)
         if (strcmp(prefix_of(m), prefix) == 0)
             break;
-    if (!m && (m = calloc(1, sizeof *m))) {
-        m->hdr = (TVMFFIObject){ .combined_ref_count = (1ULL << 32) | 1,
-                                 .type_index = kTVMFFIModule, .deleter = module_deleter };
+    if (!m && (m = ffi_object_new(sizeof *m, kTVMFFIModule, module_deleter))) {
         m->syslib = 1;
         if ((m->prefix = strdup(prefix))) {
             m->next = views;
             views = m;
         } else {
-            free(m);
+            ffi_object_free(m);
             m = NULL;
         }
     }

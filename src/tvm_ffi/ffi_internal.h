@@ -26,6 +26,10 @@ typedef struct ffi_core {
 } ffi_core;
 const ffi_core *ffi_core_get(void);
 
+/* A new object (one strong, one weak reference, zeroed body) preceded by tvm-ffi's
+ * allocation header, and the release of its block (ffi_object.c). */
+TVMFFIObjectHandle ffi_object_new(size_t size, int32_t type_index, void (*deleter)(void *, int));
+void ffi_object_free(void *obj);
 /* Raise kind ("RuntimeError", ...) with a printf-style message, through the core. */
 void ffi_raise(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A Function whose safe_call is `fn` itself (through the core; handle ignored by fn). */

@@ -17,10 +17,18 @@ _Static_assert(offsetof(TVMFFIErrorCell, message) == 16 && sizeof(TVMFFIByteArra
                "an Error's kind is at +24 and its message at +40");
 _Static_assert(offsetof(TVMFFIAny, v_int64) == 8, "an Any's value is at +8");
 
-static TVMFFIObjectHandle new_object(size_t size, int32_t type_index,
-                                     void (*deleter)(void *, int))
+/* tvm-ffi 0.1.13 made a TVMFFIObjectAllocHeader right before every object body mandatory
+ * (c_api.h); its delete_space may be NULL when the object's deleter frees the block, as
+ * objrt's do. objrt gives every object it allocates one, whatever the process's tvm-ffi
+ * (an older one never looks there), so any object it hands out follows the rule. The body
+ * stays 16-byte aligned. */
+#define OBJ_PREFIX 16
+_Static_assert(OBJ_PREFIX >= sizeof(TVMFFIObjectAllocHeader), "room for the header");
+
+TVMFFIObjectHandle ffi_object_new(size_t size, int32_t type_index, void (*deleter)(void *, int))
 {
-    TVMFFIObject *o = calloc(1, size);
+    char *block = calloc(1, OBJ_PREFIX + size);    /* delete_space and the body zeroed */
+    TVMFFIObject *o = block ? (void *)(block + OBJ_PREFIX) : NULL;
     if (o) {
         o->combined_ref_count = BOTH_ONE;
         o->type_index = type_index;
@@ -29,11 +37,19 @@ static TVMFFIObjectHandle new_object(size_t size, int32_t type_index,
     return o;
 }
 
+void ffi_object_free(void *obj)
+{
+    if (obj)
+        free((char *)obj - OBJ_PREFIX);
+}
+
+#define new_object ffi_object_new
+
 /* Objects objrt allocates in one block: the weak release frees it. */
 static void free_block(void *self, int flags)
 {
     if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak)
-        free(self);
+        ffi_object_free(self);
 }
 
 int TVMFFIObjectIncRef(TVMFFIObjectHandle obj)
@@ -222,7 +238,7 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char *kind, const char **parts, int
     /* an external core without the Parts call: join them here, raise there */
     if ((e = error_new(kind, parts, n > 0 && parts ? n : 0))) {
         c->set_raised_cstr(e->cell.kind.data, e->cell.message.data);
-        free(e);
+        ffi_object_free(e);
     }
 }
 

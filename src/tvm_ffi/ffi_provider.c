@@ -8,7 +8,17 @@
 
 static void *ffi_lookup(const char *name)
 {
-    return strncmp(name, "TVMFFI", 6) == 0 ? rt_ffi_lookup(name) : NULL;
+    static const struct { const char *name; void *addr; } anylist[] = {   /* ffi_anylist.c */
+        {"TVMBackendAnyListSetPackedArg", (void *)TVMBackendAnyListSetPackedArg},
+        {"TVMBackendAnyListResetItem", (void *)TVMBackendAnyListResetItem},
+        {"TVMBackendAnyListMoveFromPackedReturn", (void *)TVMBackendAnyListMoveFromPackedReturn},
+    };
+    if (strncmp(name, "TVMFFI", 6) == 0)
+        return rt_ffi_lookup(name);
+    for (size_t i = 0; strncmp(name, "TVMBackendAnyList", 17) == 0 && i < 3; i++)
+        if (strcmp(name, anylist[i].name) == 0)
+            return anylist[i].addr;
+    return NULL;
 }
 
 /* TVM 0.21 registers its functions the old way (TVMBackendRegisterSystemLibSymbol), into

@@ -98,6 +98,19 @@ for v in VARIANTS:
             expect((e.kind, e.message) == ("ValueError", "fail: raised from C"), str(e))
 
 
+    @case("%s-%s-f16-weak-helpers-as-so" % (ORDER, v))
+    def _(v=v):
+        # TVM's float16: weak __truncsfhf2/__extendhfsf2 defined in the object; its code must
+        # call its own (counted), and round as the .so does.
+        xs = [0.0, -0.0, 1.0, 1 / 3, 65504.0, 65520.0, 1e-5, 6e-8, 2.98e-8, -2.5,
+              float("inf"), 1e10]
+        o = tvm_ffi.load_module(P("f16.%s.o" % v))
+        s = tvm_ffi.load_module(P("f16.%s.so" % v))
+        compare([o.round_half(x) for x in xs], [s.round_half(x) for x in xs])
+        expect(o.helper_calls() == 2 * len(xs), "the object's own helpers ran %d times, not %d"
+               % (o.helper_calls(), 2 * len(xs)))
+
+
 @case(ORDER + "-missing-function")
 def _():
     o = tvm_ffi.load_module(P("capi.gcc.o"))
@@ -243,3 +256,92 @@ def _():
     finally:
         tvm_ffi.register_global_func(name, f, override=True)
     expect(tvm_ffi.load_module(P("capi.gcc.o")).zero() == 7, "restored")
+
+
+RELAX = {}
+
+
+@case(ORDER + "-relax-vm-anylist")
+def _():
+    # Relax VM compiled mode: registers in an anylist (objrt's TVMBackendAnyList*). Objects
+    # (Arrays made by the Python callback) pass through registers 1000 times: a missing
+    # release leaks, a double one crashes or corrupts the values.
+    m = tvm_ffi.load_module(P("relax.o"))
+    expect(m.chain(lambda x: x * 3, 5) == 45, "ints through the registers")
+    x = tvm_ffi.convert([7])
+    mid = []
+
+    def f(a):
+        b = tvm_ffi.convert(list(a) + [len(a)])
+        mid.append(b) if len(a) == 1 else None
+        return b
+
+    def strong(o):                          # the low 32 bits of combined_ref_count
+        return ctypes.c_uint64.from_address(o.__chandle__()).value & 0xffffffff
+    base = strong(x)
+    m.chain_leaky(f, x)
+    leaked = strong(mid.pop())
+    for i in range(1000):
+        out = m.chain(f, x)
+        expect(list(out) == [7, 1, 2], "round %d: %s" % (i, list(out)))
+    expect(strong(x) == base, "the argument's count moved: %d -> %d" % (base, strong(x)))
+    expect(all(strong(b) == 1 for b in mid), "an intermediate register kept a reference")
+    expect(strong(out) == 1, "the result has %d references, not 1" % strong(out))
+    e = raises(Exception, m.chain, lambda x: 1 / 0, 1)
+    expect("division by zero" in str(e), "the callback's error: %r" % e)
+    RELAX["leaked"] = leaked
+
+
+@case(ORDER + "-relax-vm-anylist-leak-control")
+def _():
+    expect(RELAX.get("leaked") == 2, "the planted leak shows %s references, not 2"
+           % RELAX.get("leaked"))
+
+
+HEADER = {}
+
+
+@case(ORDER + "-alloc-header")
+def _():
+    # tvm-ffi 0.1.13+: every object body is preceded by a TVMFFIObjectAllocHeader; objrt's
+    # objects (a unit's Module here) carry one whose delete_space is NULL.
+    with objrt.Context().load(P("capi.gcc.o")) as u:
+        _lib = objrt._lib
+        _lib.lib.objrt_ffi_module.restype = ctypes.c_void_p
+        h = _lib.lib.objrt_ffi_module(ctypes.c_void_p(u._handle()))
+        expect(h, "no Module for the unit")
+        expect(ctypes.c_int32.from_address(h + 8).value == 73, "not a Module (type 73)")
+        expect(ctypes.c_void_p.from_address(h - 8).value is None,
+               "the word before objrt's Module is not a NULL delete_space")
+    # the same word before an object tvm-ffi 0.1.12 allocated itself (no header yet)
+    HEADER["foreign"] = ctypes.c_void_p.from_address(tvm_ffi.convert([1, 2]).__chandle__() - 8).value
+
+
+@case(ORDER + "-alloc-header-control")
+def _():
+    expect(HEADER.get("foreign") is not None, "the check cannot tell: the word before a "
+           "tvm-ffi object is NULL too")
+
+
+@case(ORDER + "-tvm026-dso-and-system-lib")
+def _():
+    # tests/tvm_ffi/kernel.c in TVM 0.26's shape (58-tvm-ffi's kernel), DSO mode (context
+    # slots: __TVMFFIFunctionCall, __TVMFFIEnvModLookupFromImports, __TVMFFIHandleInitOnce,
+    # the TVMBackend ones; TVMFFIErrorSetRaisedFromCStrParts called directly) and system lib
+    # (prefix lib_, registered by its constructor), with libtvm_ffi as the process's core.
+    import numpy as np
+    tvm_ffi.register_global_func("host.mul", lambda a, b: a * b, override=True)
+    for k in ("k26_dso.o", "k26_sys.o"):
+        m = tvm_ffi.load_module(P(k))
+        a, b, c = np.arange(8, dtype="float32"), np.ones(8, "float32"), np.zeros(8, "float32")
+        m.add(a, b, c)
+        expect((c == a + 1).all(), "%s: add gave %s" % (k, c))
+        x, y, t = np.arange(1000, dtype="float32"), np.zeros(1000, "float32"), np.zeros(1, "int32")
+        m.par(x, y, t)
+        expect(t[0] >= 1 and (y == x * 2 + t[0]).all(), "%s: par gave %s %s" % (k, t, y[:4]))
+        expect(m.callg(6, 7) == 43, "%s: callg through the library context" % k)
+        e = raises(Exception, m.miss)
+        expect(type(e).__name__ == "RuntimeError" and "Cannot find function" in str(e), str(e))
+        e = raises(Exception, m.add, a, b)
+        expect(type(e).__name__ == "TypeError" and str(e).startswith("Expected 3 arguments"),
+               "%s: %s: %s" % (k, type(e).__name__, e))

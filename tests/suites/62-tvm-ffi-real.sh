@@ -48,11 +48,14 @@ build_fixtures() {
             gcc-fpie) cc=gcc cxx=g++ pic=-fpie ;; esac
         inroot $cc -O2 -Wall -Werror $pic -c fx/capi.c -o fx/capi.$v.o &&
             inroot $cxx $cxxf $pic -DVARIANT="\"$v\"" -c fx/cxx.cc -o fx/cxx.$v.o || return 1
-        inroot $cc -O2 -Wall -Werror -fPIC -shared fx/capi.c -o fx/capi.$v.so -ltvm_ffi &&
+        inroot $cc -O2 -Wall -Werror $pic -c fx/f16.c -o fx/f16.$v.o &&
+            inroot $cc -O2 -Wall -Werror -fPIC -shared fx/f16.c -o fx/f16.$v.so -ltvm_ffi &&
+            inroot $cc -O2 -Wall -Werror -fPIC -shared fx/capi.c -o fx/capi.$v.so -ltvm_ffi &&
             inroot $cxx $cxxf -fPIC -shared -DVARIANT="\"so-$v\"" fx/cxx.cc -o fx/cxx.$v.so -ltvm_ffi ||
             return 1
     done
     inroot gcc -O2 -Wall -Werror -fPIC -c fx/second.c -o fx/second.o &&
+        inroot gcc -O2 -Wall -Werror -fPIC -c fx/relax.c -o fx/relax.o &&
         inroot sh -c 'rm -f fx/two.a && ar rcs fx/two.a fx/capi.gcc.o fx/second.o' &&
         inroot g++ $cxxf -Wextra -fPIC -shared -Ifx fx/ffi_module.cc -o fx/libobjrt_tvm_ffi.so -ltvm_ffi
 }
@@ -66,6 +69,13 @@ elif out=$(build_fixtures 2>&1); then
 else
     fail "real-fixtures: $(oneline "$out")"; rm -rf "${R:?}$W"; exit 0
 fi
+
+# TVM 0.26's shape (58's kernel, built here with objrt's headers: a kernel needs no tvm-ffi)
+for k in dso sys; do
+    f=""; [ $k = sys ] && f=-DSYSLIB=lib_
+    $GCC -O2 -std=gnu11 -Wall -Wextra -Werror -I"$ROOT/include" -DTVM=26 $f -c "$ROOT/tests/tvm_ffi/kernel.c" \
+        -o "$R$W/fx/k26_$k.o" || fail "real-fixtures: kernel.c for TVM 0.26 ($k) did not build"
+done
 
 # ---- Python, both import orders
 for o in tvm_ffi-first objrt-first; do
