@@ -3,6 +3,7 @@
 #ifndef OBJRT_CLI_CALL_H
 #define OBJRT_CLI_CALL_H
 
+#include "cli.h"
 #include "objrt.h"
 #include "objrt/tvm_backend.h"
 #include "npy.h"
@@ -30,6 +31,8 @@ typedef struct call_args {
     long repeat;
     int list;                     /* --list */
     int abi;                      /* call_abi; ABI_BY_NAME unless --aot/--packed/--unpacked */
+    /* options given at most once (cli_once): -f, -o, --graph, --params, --repeat, the ABI */
+    cli_seen func_seen, outdir_seen, graph_seen, params_seen, repeat_seen, abi_seen;
 } call_args;
 
 /* How FUNC is called. TVM 0.8's AOT output has a packed tvmgen_<n>_run and a

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "call.h"
 #include "cli.h"
 
@@ -13,7 +14,10 @@ const char call_usage[] =
     "\n"
     "Link FILE... as one unit, call FUNC once with the --in tensors then the --out tensors\n"
     "(in command-line order), and write each output to DIR/NAME.npy (DIR defaults to .,\n"
-    "and is created as mkdir -p would, before anything runs). libm is always linked.\n"
+    "and is created as mkdir -p would, before anything runs); each file written is named\n"
+    "on stdout, one line each. libm is always linked. An option that takes one value\n"
+    "(-f, -o, --repeat, --graph, --params, the ABI) given twice differently, or two\n"
+    "outputs of one NAME, is refused.\n"
     "FILE... are objects, static archives (every object member is linked, as ld's\n"
     "--whole-archive would: the archive is the unit to call) or export_library tars\n"
     "(their .o members).\n"
@@ -119,14 +123,16 @@ static const struct option call_longopts[] = {
 static int on_option(void *state, int opt, char *arg)
 {
     call_args *a = state;
-    char *end;
+    uint64_t v;
     switch (opt) {
     case 1: a->files[a->nfiles++] = arg; return 0;
-    case 'f': a->func = arg; return 0;
+    case 'f':
+        a->func = arg;
+        return cli_once(&a->func_seen, "-f", arg);
     case 'o':
         a->outdir = arg;
         a->outnpz = call_is_npz(arg) ? arg : NULL;
-        return 0;
+        return cli_once(&a->outdir_seen, "-o", arg);
     case 'l': a->libs[a->nlibs++] = arg; return 0;
     case OPT_IN: a->ins[a->nins++] = arg; return 0;
     case OPT_INOUT:
@@ -136,19 +142,56 @@ static int on_option(void *state, int opt, char *arg)
         a->ins[a->nins++] = arg;
         return 0;
     case OPT_OUT: return parse_out(arg, &a->outs[a->nouts++]);
-    case OPT_GRAPH: a->graph = arg; return 0;
-    case OPT_PARAMS: a->params = arg; return 0;
-    case OPT_AOT: a->abi = ABI_AOT; return 0;
-    case OPT_PACKED: a->abi = ABI_PACKED; return 0;
-    case OPT_UNPACKED: a->abi = ABI_UNPACKED; return 0;
+    case OPT_GRAPH:
+        a->graph = arg;
+        return cli_once(&a->graph_seen, "--graph", arg);
+    case OPT_PARAMS:
+        a->params = arg;
+        return cli_once(&a->params_seen, "--params", arg);
+    case OPT_AOT: a->abi = ABI_AOT; return cli_once(&a->abi_seen, "--aot", NULL);
+    case OPT_PACKED: a->abi = ABI_PACKED; return cli_once(&a->abi_seen, "--packed", NULL);
+    case OPT_UNPACKED: a->abi = ABI_UNPACKED; return cli_once(&a->abi_seen, "--unpacked", NULL);
     case OPT_LIST: a->list = 1; return 0;
     case OPT_REPEAT:
-        a->repeat = strtol(arg, &end, 10);
-        if (*end || end == arg || a->repeat < 1 || a->repeat > 1000000000L)
-            return bad_arg("--repeat", arg, "expected a count from 1 to 1000000000");
+        if (cli_once(&a->repeat_seen, "--repeat", arg) ||
+            cli_number("--repeat", arg, 1, 1000000000, &v))
+            return -1;
+        a->repeat = (long)v;
         return 0;
     }
     return -1;
+}
+
+/* Two outputs written to one file: the second would silently replace the first. Every
+ * --out NAME is DIR/NAME.npy (or member NAME.npy of OUT.npz), every --inout FILE.npy
+ * DIR/FILE.npy; none may repeat another. */
+static int check_output_names(const call_args *a)
+{
+    char stem[256];
+    const char *name[2], *opt[2], *given[2];
+    for (int i = 0; i < a->nins + a->nouts; i++) {
+        if (i < a->nins && (!a->inout[i] || !npy_stem(a->ins[i], stem, sizeof stem)))
+            continue;
+        for (int j = 0; j < i; j++) {
+            char other[256];
+            if (j < a->nins && (!a->inout[j] || !npy_stem(a->ins[j], other, sizeof other)))
+                continue;
+            name[0] = j < a->nins ? other : a->outs[j - a->nins].name;
+            name[1] = i < a->nins ? stem : a->outs[i - a->nins].name;
+            if (strcmp(name[0], name[1]) != 0)
+                continue;
+            opt[0] = j < a->nins ? "--inout" : "--out";
+            opt[1] = i < a->nins ? "--inout" : "--out";
+            given[0] = j < a->nins ? a->ins[j] : a->outs[j - a->nins].spec;
+            given[1] = i < a->nins ? a->ins[i] : a->outs[i - a->nins].spec;
+            char esc[2][256];
+            fprintf(stderr, "objrt: %s '%s' and %s '%s' both write %s.npy: give each output "
+                    "its own name\n", opt[0], objrt_escape(given[0], esc[0], sizeof esc[0]),
+                    opt[1], objrt_escape(given[1], esc[1], sizeof esc[1]), name[1]);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Options that contradict each other, found before anything is loaded. */
@@ -173,7 +216,7 @@ static int check_combination(const call_args *a)
         fprintf(stderr, "objrt: --params needs --graph\n");
         return -1;
     }
-    return 0;
+    return check_output_names(a);
 }
 
 int parse_call_args(int argc, char **argv, call_args *a)

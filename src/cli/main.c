@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "cli.h"
 #include "objrt.h"
 #include "objrt/tvm_backend.h"
@@ -57,6 +58,7 @@ typedef struct args {
     int stats;
     int export_dynamic;
     size_t page_size;
+    cli_seen entry_seen, page_seen;     /* -e and --page-size, each given once */
 } args;
 
 enum { OPT_STATS = 0x200, OPT_PAGE_SIZE, OPT_EXPORT_DYNAMIC };
@@ -79,17 +81,20 @@ static const struct option layout_longopts[] = {
 static int on_option(void *state, int opt, char *arg)
 {
     args *a = state;
-    char *end;
+    uint64_t v;
     switch (opt) {
     case 1: a->files[a->nfiles++] = arg; return 0;
-    case 'e': a->entry = arg; return 0;
+    case 'e':
+        a->entry = arg;
+        return cli_once(&a->entry_seen, "-e", arg);
     case 'l': a->libs[a->nlibs++] = arg; return 0;
     case OPT_STATS: a->stats = 1; return 0;
     case OPT_EXPORT_DYNAMIC: a->export_dynamic = 1; return 0;
-    case OPT_PAGE_SIZE:
-        a->page_size = strtoul(arg, &end, 0);
-        if (*end || end == arg || a->page_size == 0)
-            return cli_bad_arg(a->cmd, "--page-size", arg, "expected a page size in bytes");
+    case OPT_PAGE_SIZE:         /* which sizes the loader plans with, objrt_set_options says */
+        if (cli_once(&a->page_seen, "--page-size", arg) ||
+            cli_number("--page-size", arg, 4096, 65536, &v))
+            return -1;
+        a->page_size = (size_t)v;
         return 0;
     }
     return -1;
@@ -129,7 +134,9 @@ static objrt_ctx *make_ctx(const args *a)
     }
     objrt_options opt = { .page_size = a->page_size };
     if (objrt_set_options(ctx, &opt)) {
-        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
+        char esc[256];          /* the value as typed: the library's message has its own */
+        fprintf(stderr, "objrt: --page-size '%s': %s\n", objrt_escape(a->page_seen.val ?
+                a->page_seen.val : "", esc, sizeof esc), objrt_error(ctx));
         objrt_free(ctx);
         return NULL;
     }
@@ -255,12 +262,16 @@ static int cmd_layout(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fputs(usage, stdout);
+    int top = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                            strcmp(argv[1], "--version") == 0);
+    if (top && argc > 2)        /* "objrt --version extra": not a command to half-obey */
+        return cli_bad_arg("", argv[1], argv[2], "takes no operand"), EXIT_OBJRT;
+    if (top && strcmp(argv[1], "--version") == 0) {
+        printf("objrt %s\n", objrt_version());
         return 0;
     }
-    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("objrt %s\n", objrt_version());
+    if (top) {
+        fputs(usage, stdout);
         return 0;
     }
     /* each subcommand parses argv[1..] with argv[1] (its name) as its argv[0] */

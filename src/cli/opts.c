@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
+#include "base/number.h"
 #include "cli.h"
 #include "objrt.h"
 
@@ -80,7 +82,42 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const c
 
 int cli_bad_arg(const char *cmd, const char *opt, const char *val, const char *why)
 {
+    char esc[OBJRT_ESC_MAX];
     (void)cmd;           /* the option and its value say enough; kept for callers that name it */
-    fprintf(stderr, "objrt: %s %s: %s\n", opt, val, why);
+    fprintf(stderr, "objrt: %s %s: %s\n", opt, objrt_escape(val, esc, sizeof esc), why);
+    return -1;
+}
+
+int cli_number(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char why[256];
+    if (objrt_number(text, min, max, out, why, sizeof why) == 0)
+        return 0;
+    fprintf(stderr, "objrt: %s %s\n", opt, why);
+    return -1;
+}
+
+/* "OPT" or "OPT 'VAL'", escaped, for a message. */
+static const char *said(const char *opt, const char *val, char *buf, size_t len)
+{
+    char esc[256];
+    if (val)
+        snprintf(buf, len, "%s '%s'", opt, objrt_escape(val, esc, sizeof esc));
+    else
+        snprintf(buf, len, "%s", opt);
+    return buf;
+}
+
+int cli_once(cli_seen *seen, const char *opt, const char *val)
+{
+    char now[320], before[320];
+    if (!seen->opt || (strcmp(seen->opt, opt) == 0 &&
+                       (val ? seen->val && strcmp(seen->val, val) == 0 : !seen->val))) {
+        seen->opt = opt;
+        seen->val = val;
+        return 0;
+    }
+    fprintf(stderr, "objrt: %s contradicts %s given before: give one\n",
+            said(opt, val, now, sizeof now), said(seen->opt, seen->val, before, sizeof before));
     return -1;
 }

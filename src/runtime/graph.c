@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/number.h"
 #include "rt_internal.h"
 
 #define MAX_NDIM 64
@@ -179,14 +180,19 @@ static int parse_entries(objrt_graph *g, json_t *root)
 }
 
 /* The most graph storage a graph may ask for: OBJRT_GRAPH_MAX_BYTES, default 1 GiB (a
- * graph's JSON states its sizes in a few bytes; nothing else justifies them). */
+ * graph's JSON states its sizes in a few bytes; nothing else justifies them). A value that
+ * is not a byte count refuses the graph: read as strtoull reads it, "-1" was 2^64-1 and
+ * switched the cap off. */
 #define GRAPH_MAX_BYTES_DEFAULT ((uint64_t)1 << 30)
-static uint64_t storage_cap(void)
+#define GRAPH_MAX_BYTES_TOP ((uint64_t)1 << 48)         /* a user address space */
+static int storage_cap(uint64_t *cap)
 {
     const char *s = getenv("OBJRT_GRAPH_MAX_BYTES");
-    char *end;
-    unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
-    return v && *end == '\0' ? (uint64_t)v : GRAPH_MAX_BYTES_DEFAULT;
+    char why[256];
+    *cap = GRAPH_MAX_BYTES_DEFAULT;
+    if (!s || !*s || objrt_number(s, 1, GRAPH_MAX_BYTES_TOP, cap, why, sizeof why) == 0)
+        return 0;
+    return gerr("OBJRT_GRAPH_MAX_BYTES %s (the most bytes a graph's storage may take)", why);
 }
 
 typedef struct { char s[160]; } shape_buf;
@@ -218,8 +224,12 @@ static int alloc_storage(objrt_graph *g)
     /* a graph declares its sizes: refuse one that cannot fit, or that is past the cap,
        rather than ask for it (the storage is zeroed, so every byte asked for is committed) */
     uint64_t total = 0, ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t cap = storage_cap();
+    uint64_t cap;
     int big = 0;
+    if (storage_cap(&cap) != 0) {
+        free(size);
+        return -1;
+    }
     for (int s = 0; s < g->nstorage; s++) {
         total = total + (uint64_t)size[s] < total ? UINT64_MAX : total + (uint64_t)size[s];
         big = size[s] > size[big] ? s : big;
