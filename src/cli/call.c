@@ -167,8 +167,10 @@ static void explain_args(const call_args *a, DLTensor **t, const char *fn, const
 static int save_one(const char *opt, const char *spec, const char *path, const DLTensor *t)
 {
     char err[512];
-    if (npy_save(path, t, err, sizeof err) == 0)
+    if (npy_save(path, t, err, sizeof err) == 0) {
+        cli_wrote(path);
         return 0;
+    }
     fprintf(stderr, "objrt: %s %s: %s: %s\n", opt, spec, path, err);
     return -1;
 }

@@ -115,6 +115,7 @@ int run_graph(const call_args *a, objrt_unit *u)
             free(path);
             goto out;
         }
+        cli_wrote(path);
         free(path);
     }
     rc = 0;

@@ -1,5 +1,6 @@
 /* outdir.c - `-o DIR`: made as `mkdir -p` would and proven writable before anything runs,
- * so a missing or read-only directory is not found after the kernel and every --repeat. */
+ * so a missing or read-only directory is not found after the kernel and every --repeat;
+ * and each file written there named on stdout. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "cli.h"
 
 /* mkdir each prefix of path that ends at a '/', then path itself; existing ones are fine. */
@@ -41,4 +43,10 @@ int cli_prepare_outdir(const char *opt, const char *dir)
         rc = 0;
     free(copy);
     return rc;
+}
+
+void cli_wrote(const char *path)
+{
+    char esc[OBJRT_ESC_MAX];
+    printf("%s\n", objrt_escape(path, esc, sizeof esc));
 }

@@ -3,7 +3,8 @@
 # parser, so `--help` and `--version` answer on each subcommand with status 0, `--opt=value`
 # works like `--opt value`, short options take attached values (-lm), operands keep their
 # order, what follows `--` reaches the program untouched, and usage errors name the option
-# with status 125. Each accepted form has a refused neighbour as its negative control.
+# with status 125. Each accepted form has a refused neighbour as its negative control. `call`
+# names each file it wrote on stdout, and nothing when it failed.
 . "$ROOT/tests/lib.sh"
 case "$TARGET:$SAN" in
     x86_64: | aarch64:) ;;
@@ -15,7 +16,9 @@ for s in "${subs[@]}"; do expect "cli-help-$s" "cli-version-$s"; done
 expect cli-help-top cli-help-unknown-option-negative-control cli-run-args-after-dashdash \
     cli-run-entry-equals cli-run-lm-attached cli-run-lm-missing-negative-control \
     cli-layout-page-size-equals cli-layout-page-size-bad cli-call-equals-forms \
-    cli-call-flag-with-value-refused cli-call-missing-value cli-layout-takes-no-args
+    cli-call-flag-with-value-refused cli-call-missing-value cli-layout-takes-no-args \
+    cli-call-lists-files-written cli-call-lists-npz-written cli-call-lists-graph-outputs \
+    cli-call-failure-lists-nothing-control
 
 # help/version: status 0, the subcommand's usage on stdout
 for s in "${subs[@]}"; do
@@ -50,7 +53,7 @@ expect_status cli-run-entry-equals 3 $OBJRT run --entry=root -lm "$TMP/args.o"
 expect_status cli-run-lm-attached 3 $OBJRT run -e root -lm "$TMP/args.o"
 expect_fail cli-run-lm-missing-negative-control "undefined symbol.*sqrt" $OBJRT run -e root "$TMP/args.o"
 check cli-layout-page-size-equals $OBJRT layout --page-size=65536 -l m "$TMP/args.o"
-expect_fail cli-layout-page-size-bad "--page-size 64k: expected a page size" $OBJRT layout --page-size=64k "$TMP/args.o"
+expect_fail cli-layout-page-size-bad "--page-size '64k': expected a whole number" $OBJRT layout --page-size=64k "$TMP/args.o"
 expect_fail cli-layout-takes-no-args "takes no ARGs" $OBJRT layout "$TMP/args.o" -- x
 
 # call: --opt=value for every option that takes one; refused forms name the option
@@ -59,4 +62,23 @@ if [ $rc = 127 ] && grep -q -- "-f nope: " <<<"$out"; then pass cli-call-equals-
 else fail "cli-call-equals-forms: exit $rc: $(oneline "$out")"; fi
 expect_fail cli-call-flag-with-value-refused "option '--packed' takes no value" $OBJRT call "$TMP/args.o" --packed=1
 expect_fail cli-call-missing-value "option '--in' requires an argument" $OBJRT call "$TMP/args.o" --in
+
+# call says what it wrote (issue 36 item 3): each file on stdout, one line, as it is complete
+$GCC -O2 -c "$ROOT/tests/probe2/data_syms.c" -o "$TMP/ds.o"
+# lists NAME WANT ARGS...: objrt call ds.o ARGS exits 0, stdout exactly WANT, every file there
+lists() {
+    local name=$1 want=$2 out rc f; shift 2
+    out=$($OBJRT call "$TMP/ds.o" "$@" 2>"$TMP/lists.err"); rc=$?
+    for f in $want; do [ -f "$f" ] || { fail "$name: $f not written: $(oneline "$(cat "$TMP/lists.err")")"; return; }; done
+    if [ $rc = 0 ] && [ "$out" = "$(printf '%s\n' $want)" ]; then pass "$name"
+    else fail "$name: exit $rc, stdout '$(oneline "$out")', expected '$(echo $want)'"; fi
+}
+lists cli-call-lists-files-written "$TMP/o1/b.npy $TMP/o1/c.npy" -f add1 --out 'b=float32[2]' --out 'c=int32[1]' -o "$TMP/o1"
+lists cli-call-lists-npz-written "$TMP/o2/all.npz" -f add1 --out 'b=float32[2]' --out 'c=int32[1]' -o "$TMP/o2/all.npz"
+sed 's/536870912/4/' "$ROOT/tests/probe2/graph_bomb.json" > "$TMP/g.json"     # one output, 16 bytes
+/usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.zeros((1, 4), np.float32))" "$TMP/x.npy"
+lists cli-call-lists-graph-outputs "$TMP/o3/output_0.npy" --graph "$TMP/g.json" --in x="$TMP/x.npy" -o "$TMP/o3"
+out=$($OBJRT call "$TMP/ds.o" -f nope --out 'b=float32[2]' -o "$TMP/o4" 2>/dev/null); rc=$?
+if [ $rc = 127 ] && [ -z "$out" ] && [ ! -e "$TMP/o4/b.npy" ]; then pass cli-call-failure-lists-nothing-control
+else fail "cli-call-failure-lists-nothing-control: exit $rc, stdout '$(oneline "$out")'"; fi
 exit 0
