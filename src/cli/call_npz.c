@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "call.h"
 #include "cli.h"
 #include "npz.h"
@@ -59,7 +60,8 @@ int call_expand_npz(call_args *a)
                 free(ins), free(inout), free(pre);
                 return cli_bad_arg("call", "--in", a->ins[i], "more than 1024 .npz members in all");
             }
-            if (asprintf(&label, "%s[%s]", a->ins[i], z.m[k].name) < 0)
+            char esc[256];          /* the label is printed: the name is the file's bytes */
+            if (asprintf(&label, "%s[%s]", a->ins[i], objrt_escape(z.m[k].name, esc, sizeof esc)) < 0)
                 goto oom;
             a->labels[a->nlabels++] = label;      /* freed with the arguments */
             ins[n] = label, inout[n] = 0, pre[n] = z.m[k].t, n++;
@@ -79,8 +81,10 @@ oom:
 int call_save_npz(const char *path, const char *const *names, const DLTensor *const *t, int n)
 {
     char err[512];
-    if (npz_write(path, names, t, n, err, sizeof err) == 0)
+    if (npz_write(path, names, t, n, err, sizeof err) == 0) {
+        cli_wrote(path);
         return 0;
+    }
     return cli_bad_arg("call", "-o", path, err);
 }
 
@@ -93,7 +97,9 @@ int call_graph_npz_input(objrt_graph *g, const char *path)
         return cli_bad_arg("call", "--in", path, err);
     for (int k = 0; k < z.n && rc == 0; k++)
         if (objrt_graph_set_input(g, z.m[k].name, z.m[k].t) != 0) {
-            snprintf(err, sizeof err, "member %s: %s", z.m[k].name, TVMGetLastError());
+            char esc[256];
+            snprintf(err, sizeof err, "member %s: %s", objrt_escape(z.m[k].name, esc, sizeof esc),
+                     TVMGetLastError());
             rc = cli_bad_arg("call", "--in", path, err);
         }
     npz_free(&z);

@@ -2,7 +2,10 @@
  * central directory entries, local headers) is parsed with every offset and size checked
  * against the file; deflated members are inflated by zlib; each member's CRC-32 and size
  * must match the directory's before its bytes are parsed as .npy (npy.c). ZIP64 sizes are
- * read from the directory's extra field (numpy writes every member with force_zip64). */
+ * read from the directory's extra field (numpy writes every member with force_zip64). A
+ * member's name is bytes from the file: messages show it escaped (base/escape.h). The file
+ * and each member's tensor are capped at 1 GiB (docs/limits.md): an inflated member is
+ * allocated at the size the directory states, before a byte of it is checked. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "base/escape.h"
 #include "base/regular.h"
 #include "fail.h"
 #include "npz.h"
@@ -85,7 +89,11 @@ static int member_bytes(const unsigned char *buf, size_t size, const unsigned ch
         return fail(err, errlen, "member %s: no local header at offset %llu", name,
                     (unsigned long long)off);
     uint64_t start = off + 30 + le16(buf + off + 26) + le16(buf + off + 28);
-    if (start > size || csize > size - start || usize > MAX_NPZ)
+    if (usize > MAX_NPZ)        /* what it inflates to is allocated: the cap comes first */
+        return fail(err, errlen, "member %s: its tensor is %llu bytes, past the cap of 1 GiB "
+                    "(%llu bytes) per .npz member", name, (unsigned long long)usize,
+                    (unsigned long long)MAX_NPZ);
+    if (start > size || csize > size - start)
         return fail(err, errlen, "member %s: its data runs past the end of the file", name);
     *owned = NULL;
     if (method == 0) {
@@ -135,18 +143,19 @@ static int parse(const unsigned char *buf, size_t size, npz_file *out, char *err
         size_t nlen = le16(cd + 28), xlen = le16(cd + 30), clen = le16(cd + 32);
         if ((size_t)(end - cd) - 46 < nlen + xlen + clen)
             return fail(err, errlen, "central directory entry %zu runs past the directory", i);
-        char name[512];
+        char name[512], shown[256];     /* the name as bytes, and as messages print it */
         snprintf(name, sizeof name, "%.*s", (int)nlen, (const char *)cd + 46);
+        objrt_escape_n((const char *)cd + 46, nlen, shown, sizeof shown);
         size_t n = strlen(name);
         if (n <= 4 || strcmp(name + n - 4, ".npy") != 0 || n - 4 >= sizeof out->m[0].name)
-            return fail(err, errlen, "member '%.200s' is not NAME.npy", name);
+            return fail(err, errlen, "member '%s' is not NAME.npy", shown);
         unsigned char *owned = NULL;
         const unsigned char *data = NULL;
         size_t len = 0;
         char why[400];
-        int rc = member_bytes(buf, size, cd, name, &owned, &data, &len, err, errlen);
+        int rc = member_bytes(buf, size, cd, shown, &owned, &data, &len, err, errlen);
         if (rc == 0 && (rc = npy_load_memory(data, len, &out->m[out->n].t, why, sizeof why)) != 0)
-            fail(err, errlen, "member %s: %s", name, why);
+            fail(err, errlen, "member %s: %s", shown, why);
         free(owned);
         if (rc != 0)
             return -1;
