@@ -1,6 +1,7 @@
 """Finding libobjrt.so and declaring the C API (include/objrt.h) for ctypes."""
 import ctypes
 import os
+import stat
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -23,11 +24,27 @@ def _candidates():
     return out
 
 
+def _not_regular(path):
+    """Why a path is not a library to open, or None. Only a regular file is opened, as the
+    C side opens every input and every path its environment names (src/base/regular.c):
+    dlopen of a FIFO waits for a writer forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        return "%s: %s" % (os.path.normpath(path), e.strerror.lower())
+    return None if stat.S_ISREG(mode) else "%s: not a regular file" % os.path.normpath(path)
+
+
 def _open():
     errors = []
+    env = os.environ.get("OBJRT_LIBRARY")
     for path in _candidates():
-        if os.sep in path and not os.path.exists(path):
-            errors.append("%s: no such file" % os.path.normpath(path))
+        why = _not_regular(path) if os.sep in path else None
+        if why and env:
+            raise ImportError("objrt: OBJRT_LIBRARY " + why + " (it names the libobjrt.so "
+                              "to load; unset it to use the installed one)")
+        if why:
+            errors.append(why)
             continue
         try:
             return ctypes.CDLL(path), path

@@ -7,16 +7,17 @@
  * reference undefined (resolve.c), pulling its members into the unit like any archive's.
  * The path is the build compiler's `-print-libgcc-file-name`, recorded at build time
  * (OBJRT_LIBGCC_DEFAULT, mk/libgcc.mk); the environment variable OBJRT_LIBGCC overrides it
- * (a path), or turns the search off ("" or "none"). Without it, AArch64 units still get
+ * (a path, which must then be a readable regular file: the user chose it, so anything
+ * else is an error when the search comes), or turns the search off ("" or "none"). Without it, AArch64 units still get
  * the outline atomics from objrt itself (atomics_aarch64.c).
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/regular.h"
 #include "symbols/symbols.h"
 #include "symbols/lookup.h"
 
@@ -24,15 +25,16 @@
 #define OBJRT_LIBGCC_DEFAULT ""
 #endif
 
-const char *objrt_libgcc_path(void)
+const char *objrt_libgcc_path(bool *named)
 {
     /* secure_getenv: in a set-user-ID host the variable must not choose code to load */
     const char *p = secure_getenv("OBJRT_LIBGCC");
-    if (!p)
-        p = OBJRT_LIBGCC_DEFAULT;
-    if (!*p || strcmp(p, "none") == 0 || access(p, R_OK) != 0)
-        return NULL;
-    return p;
+    *named = p && *p && strcmp(p, "none") != 0;
+    if (*named)
+        return p;
+    if (p || !*OBJRT_LIBGCC_DEFAULT || access(OBJRT_LIBGCC_DEFAULT, R_OK) != 0)
+        return NULL;        /* turned off, or the build compiler's is not on this machine */
+    return OBJRT_LIBGCC_DEFAULT;
 }
 
 /* Does the archive's symbol index ("/" member: big-endian count, offsets, then names)
@@ -59,22 +61,29 @@ static bool index_names(const uint8_t *d, size_t n, const char *name)
     return false;
 }
 
-bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n)
+/* The path goes through the inputs' own opener (base/regular.h): a FIFO named by the
+ * variable blocked the load forever, a directory or /dev/zero was passed over in silence. */
+int objrt_libgcc_defines_any(objrt_ctx *ctx, const char *path, bool named,
+                             const char *const *names, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 8) {
+    uint64_t size;
+    const char *why;
+    int fd = objrt_open_regular(path, &size, &why);
+    if (fd < 0 && named)
+        return objrt_fail(ctx, "OBJRT_LIBGCC %s: %s (it names the libgcc.a searched for what "
+                          "is left undefined; \"none\" turns the search off)", path, why);
+    if (fd < 0 || size < 8 || size > SIZE_MAX) {
         if (fd >= 0)
             close(fd);
-        return false;
+        return 0;
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
-        return false;
+        return 0;
     bool found = false;
     for (size_t i = 0; i < n && !found; i++)
-        found = index_names(m, (size_t)st.st_size, names[i]);
-    munmap(m, (size_t)st.st_size);
+        found = index_names(m, (size_t)size, names[i]);
+    munmap(m, (size_t)size);
     return found;
 }

@@ -36,8 +36,12 @@ void *objrt_libgcc_s(void);
 void *objrt_lib_open(const char *name);         /* objrt_add_library()'s search (libsearch.c) */
 
 /* The compiler's helper library (libgcc.c, atomics_aarch64.c). */
-const char *objrt_libgcc_path(void);       /* NULL: absent or turned off */
-bool objrt_libgcc_defines_any(const char *path, const char *const *names, size_t n);
+/* The libgcc.a to search, NULL when turned off or absent; *named: OBJRT_LIBGCC chose it. */
+const char *objrt_libgcc_path(bool *named);
+/* 1 when its symbol index names one of names, else 0; -1 (error recorded on ctx) when a
+ * path OBJRT_LIBGCC named is not a readable regular file. */
+int objrt_libgcc_defines_any(objrt_ctx *ctx, const char *path, bool named,
+                             const char *const *names, size_t n);
 void *objrt_outline_atomic(const char *name);
 
 #endif

@@ -435,7 +435,8 @@ static int bind_outside(objrt_link *l, bool final)
  * join the unit like any archive's (their own references bound the same way). */
 static int search_libgcc(objrt_link *l)
 {
-    const char *path = objrt_libgcc_path();
+    bool named;
+    const char *path = objrt_libgcc_path(&named);
     if (!path)
         return 0;
     size_t n = 0;
@@ -445,10 +446,10 @@ static int search_libgcc(objrt_link *l)
     for (size_t g = 0; g < l->ngsyms; g++)
         if (l->gsyms[g].state == G_UNDEF && l->gsyms[g].strong_ref)
             names[n++] = l->gsyms[g].name;
-    bool wanted = objrt_libgcc_defines_any(path, names, n);
+    int wanted = objrt_libgcc_defines_any(l->ctx, path, named, names, n);
     free(names);
-    if (!wanted)
-        return 0;                           /* nothing there: not worth parsing the archive */
+    if (wanted <= 0)
+        return wanted;                      /* nothing there: not worth parsing the archive */
     size_t before = l->nobjs;
     if (objrt_input_add_file(l, path))
         return -1;

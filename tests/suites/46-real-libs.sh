@@ -19,7 +19,7 @@ esac
 if [ "$TARGET" = x86_64 ]; then
     expect "libjpeg.a round trip vs native" "libuv_a.a thread pool vs native" \
            "__builtin_cpu_supports with __cpu_model from libgcc.a vs native" \
-           "OBJRT_LIBGCC=none turns libgcc.a off" "OBJRT_LIBGCC=a missing path turns libgcc.a off"
+           "OBJRT_LIBGCC=none turns libgcc.a off" "OBJRT_LIBGCC=a missing path is refused by name"
 else
     expect "arm64 libcrypto.a with no extra inputs vs native" \
            "aarch64 std::shared_ptr, libgcc.a's outline atomics vs native" \
@@ -72,8 +72,8 @@ if [ "$TARGET" = x86_64 ]; then
         same "__builtin_cpu_supports with __cpu_model from libgcc.a vs native" "$c/n" "$c/o"
         OBJRT_LIBGCC=none expect_fail "OBJRT_LIBGCC=none turns libgcc.a off" \
             "undefined symbol '__cpu_(model|indicator_init)'" $OBJRT run "$c/cpu.o"
-        OBJRT_LIBGCC=/nonexistent/libgcc.a expect_fail "OBJRT_LIBGCC=a missing path turns libgcc.a off" \
-            "undefined symbol '__cpu_(model|indicator_init)'" $OBJRT run "$c/cpu.o"
+        OBJRT_LIBGCC=/nonexistent/libgcc.a expect_fail "OBJRT_LIBGCC=a missing path is refused by name" \
+            "^objrt: OBJRT_LIBGCC /nonexistent/libgcc.a: No such file or directory" $OBJRT run "$c/cpu.o"
     else
         fail "__builtin_cpu_supports with __cpu_model from libgcc.a vs native: build"
     fi
