@@ -1,6 +1,7 @@
 /*
- * base.h - what every layer of the loader uses: the bounds on inputs, errors (error.c)
- * and array growth (grow.c). Includes nothing of the loader but base/ (docs/layers.md).
+ * base.h - what every layer of the loader uses: the bounds on inputs, errors (error.c; of a
+ * mapping call: maps.c) and array growth (grow.c). Includes nothing of the loader but
+ * base/ (docs/layers.md).
  */
 #ifndef OBJRT_BASE_H
 #define OBJRT_BASE_H
@@ -26,6 +27,9 @@
 int objrt_fail(objrt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a message of several lines, each made printable by its author (escape.h). */
 int objrt_fail_lines(objrt_ctx *ctx, const char *lines);
+/* The same for a mapping call (mmap, mprotect: `what`) of the unit named `unit` that failed
+ * with errno err; at the kernel's limit on mappings the message names it (maps.c). */
+int objrt_fail_mapping(objrt_ctx *ctx, const char *unit, const char *what, int err);
 typedef struct objrt_errbuf objrt_errbuf;
 void objrt_errors_release(objrt_ctx *ctx);      /* objrt_free: every thread's buffer */
 

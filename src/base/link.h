@@ -2,8 +2,8 @@
  * link.h - the data one load carries through the pipeline: the inputs, the parsed objects,
  * the unit's global symbols, the plan, thread-local storage and the link itself. Types,
  * which every stage reads; the functions that fill each part are declared in the header
- * of the stage's folder (docs/layers.md). One function too: the address every stage that
- * writes the image stores through (objrt_write_at).
+ * of the stage's folder (docs/layers.md). Two functions too: the address every stage that
+ * writes the image stores through (objrt_write_at), and the unit's name (objrt_link_name).
  */
 #ifndef OBJRT_BASE_LINK_H
 #define OBJRT_BASE_LINK_H
@@ -227,6 +227,12 @@ static inline uint8_t *objrt_write_at(const objrt_link *l, uint64_t addr)
     if (p->packed && addr - ((uintptr_t)l->base + p->group_off[GRP_RW]) >= p->group_size[GRP_RW])
         addr += (uint64_t)p->chunks[GRP_RX].alias_delta;  /* one block: one delta */
     return (uint8_t *)(uintptr_t)addr;
+}
+
+/* The unit as errors about it as a whole name it: its first object, as objrt_unit_name(). */
+static inline const char *objrt_link_name(const objrt_link *l)
+{
+    return l->nobjs ? l->objs[0]->name : "(no object)";
 }
 
 #endif

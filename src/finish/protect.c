@@ -44,7 +44,7 @@ static int set_prot(objrt_link *l, int grp, int prot)
         return 0;
     uint64_t len = objrt_align_up(p->group_size[grp], p->page);
     if (mprotect(l->base + p->group_off[grp], len, prot))
-        return objrt_fail(l->ctx, "mprotect: %s", strerror(errno));
+        return objrt_fail_mapping(l->ctx, objrt_link_name(l), "mprotect", errno);
     return 0;
 }
 
@@ -55,8 +55,8 @@ int objrt_protect(objrt_link *l, objrt_unit *u)
     __builtin___clear_cache((char *)code, (char *)code + p->group_size[GRP_RX]);
     if (p->packed) {
         if (objrt_arena_publish(l->ctx, p->chunks))
-            return objrt_fail(l->ctx, "mmap (code page mapped again for the instruction stream): %s",
-                              strerror(errno));
+            return objrt_fail_mapping(l->ctx, objrt_link_name(l), "mmap (code page mapped "
+                                      "again for the instruction stream)", errno);
     } else if (set_prot(l, GRP_RX, PROT_READ | PROT_EXEC) || set_prot(l, GRP_R, PROT_READ))
         return -1;
     pthread_once(&frame_once, find_unwinder);

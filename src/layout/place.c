@@ -346,7 +346,7 @@ static int place_packed(objrt_link *l)
     const objrt_plan *p = &l->plan;
     l->base = (uint8_t *)(uintptr_t)p->packed_base;
     if (objrt_arena_open(p->chunks))
-        return objrt_fail(l->ctx, "mprotect: %s", strerror(errno));
+        return objrt_fail_mapping(l->ctx, objrt_link_name(l), "mprotect", errno);
     for (int g = 0; g < GRP_COUNT; g++)
         if (p->group_size[g])
             memset(objrt_write_at(l, (uintptr_t)l->base + p->group_off[g]), 0, p->group_size[g]);
@@ -455,9 +455,10 @@ int objrt_place(objrt_link *l)
         l->base = place_in_window(p->total, p->base_align, p->win_lo, p->win_hi,
                                   l->arch->user_top);
     if (!l->base) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot reserve %llu bytes", (unsigned long long)p->total);
         if (free_choice)
-            return objrt_fail(l->ctx, "cannot reserve %llu bytes: %s",
-                              (unsigned long long)p->total, strerror(errno));
+            return objrt_fail_mapping(l->ctx, objrt_link_name(l), what, errno);
         return window_fail(l, true);
     }
     populate_written(l);
