@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""zips.py DIR - the .npz files of suite 43-probe3-cli, written into DIR: ok.npz (one
+"""zips.py DIR - the .npz files of suite 54-probe3-cli, written into DIR: ok.npz (one
 deflated member a.npy), big.npz (its central directory says a.npy inflates to 1 GiB + 1),
 cut.npz (its compressed size runs past the file's end), esc.npz (a member named
 "e<ESC>[31m.npy" whose CRC-32 does not match) and escg.npz (that name, intact)."""
