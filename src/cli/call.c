@@ -261,7 +261,7 @@ out:
     return rc;
 }
 
-int cmd_call(int argc, char **argv)
+static int call_main(int argc, char **argv)
 {
     call_args a = { 0 };
     call_inputs ci = { 0 };
@@ -269,7 +269,7 @@ int cmd_call(int argc, char **argv)
     objrt_ctx *ctx = NULL;
     objrt_unit *u;
     int rc = EXIT_OBJRT, ntensors = 0;
-    int parsed = parse_call_args(argc, argv, &a);
+    int parsed = parse_call_args(&cli_call, argc, argv, &a);
     if (parsed != 0) {
         rc = parsed > 0 ? 0 : EXIT_OBJRT;
         goto out;
@@ -305,3 +305,11 @@ out:
     free_call_args(&a);
     return rc;
 }
+
+const cli_command cli_call = {
+    .name = "call",
+    .synopsis = call_synopsis,
+    .summary = call_summary,
+    .help = call_help,
+    .main = call_main,
+};

@@ -68,11 +68,12 @@ int call_ffi_run(objrt_unit *u, const char *func, DLTensor **t, int n, long repe
  * An exit status, or -2 when the unit has no TVM-FFI function (list it the old way). */
 int call_ffi_list(objrt_unit *u);
 
-extern const char call_usage[];
+/* cli_call's texts (call_opts.c, beside the options they describe). */
+extern const char call_synopsis[], call_summary[], call_help[];
 
-/* argv[0] is "call". 0 to go on, 1 when --help/--version was answered, -1 on a usage
+/* argv[0] is "call", cmd cli_call (its --help). 0 to go on, 1 when --help/--version was answered, -1 on a usage
  * error (message printed). Free with free_call_args. */
-int parse_call_args(int argc, char **argv, call_args *a);
+int parse_call_args(const cli_command *cmd, int argc, char **argv, call_args *a);
 void free_call_args(call_args *a);
 
 /* call_npz.c: .npz inputs and outputs. */

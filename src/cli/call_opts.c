@@ -7,11 +7,18 @@
 #include "call.h"
 #include "cli.h"
 
-const char call_usage[] =
-    "usage: objrt call [-l LIB]... FILE... [-f FUNC] [--in FILE.npy]...\n"
-    "                  [--out NAME=DTYPE[SHAPE]]... [-o DIR] [--repeat N]\n"
-    "                  [--aot | --packed | --unpacked]\n"
-    "\n"
+/* The texts of cli_call (call.c): usage, summary and help. */
+const char call_synopsis[] =
+        "objrt call [-l LIB]... FILE... [-f FUNC] [--in FILE.npy]... [--inout FILE.npy]...\n"
+        "           [--out NAME=DTYPE[SHAPE]]... [-o DIR] [--repeat N]\n"
+        "           [--aot | --packed | --unpacked]\n"
+        "objrt call [-l LIB]... FILE... --list\n"
+        "objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE]\n"
+        "           [--in NAME=FILE.npy]... [-o DIR] [--repeat N]\n";
+const char call_summary[] =
+        "link FILE... and call one TVM-compiled function on tensors from .npy/.npz\n"
+        "        files, writing its outputs as .npy files; or run a TVM graph\n";
+const char call_help[] =
     "Link FILE... as one unit, call FUNC once with the --in tensors then the --out tensors\n"
     "(in command-line order), and write each output to DIR/NAME.npy (DIR defaults to .,\n"
     "and is created as mkdir -p would, before anything runs); each file written is named\n"
@@ -47,11 +54,10 @@ const char call_usage[] =
     "TVM-FFI of TVM 0.21-0.26 (TVMFFIAny; FUNC is __tvm_ffi_FUNC, without -f __tvm_ffi_main or\n"
     "0.21's __tvm_main__; tensors passed as DLTensor pointers; errors printed as KIND: MESSAGE).\n"
     "\n"
-    "       objrt call [-l LIB]... FILE... --graph GRAPH.json [--params FILE]\n"
-    "                  [--in NAME=FILE.npy]... [-o DIR] [--repeat N]\n"
-    "Run TVM's graph executor: GRAPH.json as relay.build writes it, FILE... holding its\n"
+    "With --graph, run TVM's graph executor: GRAPH.json as relay.build writes it, FILE... holding its\n"
     "fused functions, parameters from a runtime.save_param_dict blob, inputs by name;\n"
     "output i is written to DIR/output_i.npy.\n"
+    "\n"
     "exit status: 0; 1 if the kernel fails; 125 if objrt fails; 127 if FUNC is missing.\n";
 
 static int bad_arg(const char *opt, const char *val, const char *why)
@@ -219,7 +225,7 @@ static int check_combination(const call_args *a)
     return check_output_names(a);
 }
 
-int parse_call_args(int argc, char **argv, call_args *a)
+int parse_call_args(const cli_command *cmd, int argc, char **argv, call_args *a)
 {
     int rest = argc, rc;
     a->libs = calloc((size_t)argc + 1, sizeof *a->libs);
@@ -234,7 +240,7 @@ int parse_call_args(int argc, char **argv, call_args *a)
         fprintf(stderr, "objrt: out of memory\n");
         return -1;
     }
-    rc = cli_parse("call", call_usage, argc, argv, "f:o:l:", call_longopts, on_option, a, &rest);
+    rc = cli_parse(cmd, argc, argv, "f:o:l:", call_longopts, on_option, a, &rest);
     if (rc != 0)
         return rc;
     if (rest < argc)

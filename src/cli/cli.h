@@ -1,24 +1,48 @@
-/* cli.h - what the objrt command's files share: exit codes, the option parser, timing.
- * Nothing here is part of libobjrt. */
+/* cli.h - what the objrt command's files share: the command table's entries, exit codes, the
+ * option parser and its value rules, --repeat timing, the output directory. Nothing here is
+ * part of libobjrt. */
 #ifndef OBJRT_CLI_H
 #define OBJRT_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define EXIT_KERNEL 1       /* the called kernel or graph failed */
 #define EXIT_OBJRT 125      /* objrt itself failed: usage, input, load or link error */
 #define EXIT_NOENTRY 127    /* the entry symbol or function is not there */
 
+/* A subcommand of objrt, one per file (run.c, layout.c, call.c); main.c's table lists them,
+ * and every usage text is made from these fields, so the synopsis of `objrt --help` names
+ * each subcommand exactly as its own --help does. */
+typedef struct cli_command {
+    const char *name;
+    const char *synopsis;   /* usage lines, each form starting "objrt NAME" (its continuation
+                               lines indented past "objrt "); "usage: " is put before them */
+    const char *summary;    /* for `objrt --help`: what it does, lines after the first indented
+                               by 8 (under the name) */
+    const char *help;       /* the rest of `objrt NAME --help`: what it does, its options */
+    int (*main)(int argc, char **argv);     /* argv[0] is NAME; returns the exit status */
+} cli_command;
+
+extern const cli_command cli_run, cli_layout, cli_call;
+
+/* "usage: " and cmd's synopsis lines, then its help: what `objrt NAME --help` prints. */
+void cli_help(FILE *f, const cli_command *cmd);
+/* The synopsis lines of cmd, the first after `lead` ("usage: "), the others after as many
+ * spaces; returns the lead for whatever follows (spaces). */
+const char *cli_synopsis(FILE *f, const cli_command *cmd, const char *lead);
+
 /* One option parser for every subcommand, over getopt_long: short options `shortopts`,
  * long options `longopts` (`--opt=value` and `--opt value` both work, as does an
- * unambiguous prefix). Every subcommand also takes -h/--help (prints `usage` to stdout,
+ * unambiguous prefix). Every subcommand also takes -h/--help (prints cli_help to stdout,
  * exit 0) and --version. Operands (FILE...) reach `on` in command-line order as option 1;
  * a `--` ends the options, and what follows it is left at argv[*rest] onwards.
  * `on(state, opt, optarg)` returns 0, or -1 after printing a message naming the option.
  * Returns 0; 1 when --help or --version was answered (the caller exits 0); -1 on a usage
- * error, with a message that names `cmd` and the option. argv[0] is the subcommand. */
-int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const char *shortopts,
+ * error, with a message that names the option. argv[0] is the subcommand's name. */
+int cli_parse(const cli_command *cmd, int argc, char **argv, const char *shortopts,
               const struct option *longopts, int (*on)(void *state, int opt, char *arg),
               void *state, int *rest);
 
@@ -40,19 +64,36 @@ typedef struct cli_seen {
 } cli_seen;
 int cli_once(cli_seen *seen, const char *opt, const char *val);
 
-/* N runs of `once` in up to 1001 timed batches (so fast kernels are not timer-bound);
+/* run.c: the arguments of `objrt run`, of which `objrt layout` takes -l, --page-size and
+ * FILE... (layout.c: `layout` true). link_args_parse: 0 to go on, 1 when --help/--version was answered, -1
+ * on a usage error (message printed); link_args_free in every case. link_args_ctx: a
+ * context with the page size and libraries asked for, or NULL after a message. */
+typedef struct link_args {
+    const char *entry;
+    const char **libs, **files;
+    int nlibs, nfiles;
+    char **prog_args;             /* after `--` */
+    int nprog;
+    int stats, export_dynamic;
+    size_t page_size;
+    cli_seen entry_seen, page_seen;     /* -e and --page-size, each given once */
+} link_args;
+int link_args_parse(const cli_command *cmd, bool layout, int argc, char **argv, link_args *a);
+struct objrt_ctx *link_args_ctx(const link_args *a);
+void link_args_free(link_args *a);
+
+/* output.c: N runs of `once` in up to 1001 timed batches (so fast kernels are not timer-bound);
  * prints the median and minimum time per run on stdout. Stops at the first failure
  * (returns -1). `what` names the thing run, `unit` one run ("call", "run"). */
 int cli_repeat_timed(int (*once)(const void *), const void *arg, long n, const char *what,
                      const char *unit);
 
-/* Create `dir` as `mkdir -p` does and check that files can be made in it; 0, or -1
+/* output.c: create `dir` as `mkdir -p` does and check that files can be made in it; 0, or -1
  * after "objrt: OPT DIR: why". */
 int cli_prepare_outdir(const char *opt, const char *dir);
 /* A file the command wrote, named on stdout (one line, escaped), as soon as it is complete:
  * the user sees what appeared where, also when a later write fails. */
 void cli_wrote(const char *path);
 
-int cmd_call(int argc, char **argv);   /* call.c */
 
 #endif

@@ -1,263 +1,44 @@
 /*
- * objrt - command-line front end of the loader.
+ * objrt - command-line front end of the loader: the table of its subcommands, one per file
+ * (run.c, layout.c, call.c and its call_*.c), and the top-level --help and --version. Every
+ * usage text, this one's synopsis included, is made from the table's entries (cli.h).
  *
- *   objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] [--export-dynamic] FILE... [-- ARG...]
- *   objrt layout [-l LIB]... [--page-size N] FILE...
- *   objrt --version | --help
- *
- * Exit status: `run` exits with the program's own status; 125 when objrt itself fails
- * (usage, load or link error, with a message on stderr); 127 when the entry symbol is
- * missing.
+ * Exit status: each subcommand's own (125 when objrt itself fails: usage, load or link
+ * error, with a message on stderr); `objrt` alone or an unknown command: 125.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "base/escape.h"
 #include "cli.h"
 #include "objrt.h"
-#include "objrt/tvm_backend.h"
 
-static const char usage[] =
-    "usage: objrt run [-e SYMBOL] [-l LIB]... [--stats] [--page-size N] [--export-dynamic]\n"
-    "                 FILE... [-- ARG...]\n"
-    "       objrt layout [-l LIB]... [--page-size N] FILE...\n"
-    "       objrt call FILE... [-f FUNC] [--in X.npy]... [--out NAME=DTYPE[SHAPE]]... (call --help)\n"
-    "       objrt --version | --help\n"
+static const cli_command *const commands[] = { &cli_run, &cli_layout, &cli_call };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const char top_tail[] =
+    "Each command's --help says more (objrt call --help).\n"
     "\n"
-    "run     link the ELF relocatable objects and ar archives FILE... as one unit in this\n"
-    "        process and call main(argc, argv) (argv[0] is the first FILE, then ARGs), or\n"
-    "        int SYMBOL(void) with -e; exit with its return value after running destructors\n"
-    "        and flushing stdio, as a normal exit would. A fatal signal in the program\n"
-    "        prints where it happened (object:function+offset) and a backtrace, then\n"
-    "        ends objrt by the same signal.\n"
-    "          -e SYMBOL       entry point instead of main (a unit without main whose\n"
-    "                          __tvm_main__ names a packed function runs that one)\n"
-    "          -l LIB          make a shared library's symbols available (-l m, -l stdc++)\n"
-    "          --stats         print link statistics to stderr, one line\n"
-    "          --page-size N   plan with N-byte pages (4096, 16384, 65536)\n"
-    "          --export-dynamic  the unit's symbols bind libraries it dlopens later, as\n"
-    "                          -rdynamic does (an interpreter's extension modules)\n"
-    "layout  print where every section, the GOT and the stubs would go, each permission\n"
-    "        group's size, bytes lost to alignment and page rounding, and for every\n"
-    "        relocation type the farthest value used against its limit (-l, --page-size\n"
-    "        as for run).\n"
-    "\n"
-    "exit status: the program's own; 125 if objrt fails (usage, load or link error);\n"
-    "127 if the entry symbol is not defined.\n"
+    "exit status: 125 if objrt fails (usage, load or link error); run: the program's own,\n"
+    "127 if the entry symbol is not defined; call: 1 if the kernel fails, 127 if FUNC is\n"
+    "missing.\n"
     "environment: OBJRT_PERF_MAP=1 writes /tmp/perf-PID.map for perf; OBJRT_GDB_JIT=0 hides\n"
     "loaded code from gdb; see objrt(1) for the kernel runtime's variables.\n";
 
-typedef struct args {
-    const char *cmd;
-    const char *entry;
-    const char **libs, **files;
-    int nlibs, nfiles;
-    char **prog_args;
-    int nprog;
-    int stats;
-    int export_dynamic;
-    size_t page_size;
-    cli_seen entry_seen, page_seen;     /* -e and --page-size, each given once */
-} args;
-
-enum { OPT_STATS = 0x200, OPT_PAGE_SIZE, OPT_EXPORT_DYNAMIC };
-
-static const struct option run_longopts[] = {
-    { "stats", no_argument, NULL, OPT_STATS },
-    { "page-size", required_argument, NULL, OPT_PAGE_SIZE },
-    { "export-dynamic", no_argument, NULL, OPT_EXPORT_DYNAMIC },
-    { "entry", required_argument, NULL, 'e' },
-    { "library", required_argument, NULL, 'l' },
-    { 0 }
-};
-/* layout takes run's -l and --page-size, and nothing that only running means */
-static const struct option layout_longopts[] = {
-    { "page-size", required_argument, NULL, OPT_PAGE_SIZE },
-    { "library", required_argument, NULL, 'l' },
-    { 0 }
-};
-
-static int on_option(void *state, int opt, char *arg)
+static void synopsis(FILE *f)
 {
-    args *a = state;
-    uint64_t v;
-    switch (opt) {
-    case 1: a->files[a->nfiles++] = arg; return 0;
-    case 'e':
-        a->entry = arg;
-        return cli_once(&a->entry_seen, "-e", arg);
-    case 'l': a->libs[a->nlibs++] = arg; return 0;
-    case OPT_STATS: a->stats = 1; return 0;
-    case OPT_EXPORT_DYNAMIC: a->export_dynamic = 1; return 0;
-    case OPT_PAGE_SIZE:         /* which sizes the loader plans with, objrt_set_options says */
-        if (cli_once(&a->page_seen, "--page-size", arg) ||
-            cli_number("--page-size", arg, 4096, 65536, &v))
-            return -1;
-        a->page_size = (size_t)v;
-        return 0;
-    }
-    return -1;
+    const char *lead = "usage: ";
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        lead = cli_synopsis(f, commands[i], lead);
+    fprintf(f, "%sobjrt --version | --help\n", lead);
 }
 
-/* 0 to go on, 1 when --help/--version was answered, -1 on a usage error. */
-static int parse_args(int argc, char **argv, args *a)
+static void top_help(FILE *f)
 {
-    int layout = strcmp(argv[0], "layout") == 0, rest = argc, rc;
-    a->cmd = argv[0];
-    a->libs = calloc((size_t)argc, sizeof *a->libs);
-    a->files = calloc((size_t)argc, sizeof *a->files);
-    if (!a->libs || !a->files)
-        return -1;
-    rc = cli_parse(a->cmd, usage, argc, argv, layout ? "l:" : "e:l:",
-                   layout ? layout_longopts : run_longopts, on_option, a, &rest);
-    if (rc != 0)
-        return rc;
-    if (layout && rest < argc)
-        return cli_bad_arg(a->cmd, "--", argv[rest], "layout runs nothing, so it takes no ARGs");
-    a->prog_args = argv + rest;
-    a->nprog = argc - rest;
-    if (a->nfiles == 0) {
-        fprintf(stderr, "objrt: no input files\nTry 'objrt %s --help' for more information.\n",
-                a->cmd);
-        return -1;
-    }
-    return 0;
-}
-
-static objrt_ctx *make_ctx(const args *a)
-{
-    objrt_ctx *ctx = objrt_new();
-    if (!ctx) {
-        fprintf(stderr, "objrt: out of memory\n");
-        return NULL;
-    }
-    objrt_options opt = { .page_size = a->page_size };
-    if (objrt_set_options(ctx, &opt)) {
-        char esc[256];          /* the value as typed: the library's message has its own */
-        fprintf(stderr, "objrt: --page-size '%s': %s\n", objrt_escape(a->page_seen.val ?
-                a->page_seen.val : "", esc, sizeof esc), objrt_error(ctx));
-        objrt_free(ctx);
-        return NULL;
-    }
-    for (int i = 0; i < a->nlibs; i++)
-        if (objrt_add_library(ctx, a->libs[i])) {
-            fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
-            objrt_free(ctx);
-            return NULL;
-        }
-    return ctx;
-}
-
-static void free_args(args *a)
-{
-    free(a->libs);
-    free(a->files);
-}
-
-/* What `run` hands to the program lives until exit (argv must outlive main). */
-static objrt_ctx *run_ctx;
-static args run_args;
-static char **run_argv;
-
-/* Registered before the program runs, so it runs after the program's own atexit
- * handlers, as a static executable's destructors would: then stdio is flushed by exit. */
-static void unload_at_exit(void)
-{
-    objrt_free(run_ctx);
-    free(run_argv);
-    free_args(&run_args);
-}
-
-/* A TVM module's entry (named by its __tvm_main__ string) takes packed arguments; run
- * it with none. Exit status: its integer result, or 1 with TVM's last error. */
-static int call_tvm_main(TVMFunctionHandle h)
-{
-    TVMValue ret = { .v_int64 = 0 };
-    int tcode = kTVMNullptr;
-    int rc = objrt_tvm_func_ptr(h)(NULL, NULL, 0, &ret, &tcode, NULL);
-    if (rc != 0) {
-        fprintf(stderr, "objrt: %s failed: %s\n", objrt_tvm_func_name(h), TVMGetLastError());
-        return 1;
-    }
-    return tcode == kTVMArgInt ? (int)ret.v_int64 : 0;
-}
-
-static int cmd_run(int argc, char **argv)
-{
-    args a = { 0 };
-    int rc = parse_args(argc, argv, &a);
-    if (rc) {
-        free_args(&a);
-        return rc > 0 ? 0 : EXIT_OBJRT;
-    }
-    run_args = a;
-    objrt_crash_handler_install();      /* constructors run inside objrt_load */
-    objrt_ctx *ctx = make_ctx(&a);
-    if (!ctx) {
-        free_args(&a);
-        return EXIT_OBJRT;
-    }
-    objrt_unit *u = objrt_load(ctx, a.files, (size_t)a.nfiles);
-    if (u && a.export_dynamic && objrt_unit_export(u)) {
-        objrt_unload(u);
-        u = NULL;
-    }
-    if (!u) {
-        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
-        objrt_free(ctx);
-        free_args(&a);
-        return EXIT_OBJRT;
-    }
-    if (a.stats) {
-        objrt_stats s;
-        objrt_unit_stats(u, &s);
-        fprintf(stderr, "objrt: link_us=%.1f objects=%zu relocations=%zu reserved_bytes=%zu "
-                "used_bytes=%zu comdat_bytes_dropped=%zu\n", s.link_us, s.objects,
-                s.relocations, s.reserved_bytes, s.used_bytes, s.comdat_bytes_dropped);
-    }
-    const char *entry = a.entry ? a.entry : "main";
-    void *fn = objrt_unit_sym(u, entry);
-    TVMFunctionHandle tvm_main = !fn && !a.entry ? objrt_tvm_main(u) : NULL;
-    if (tvm_main) {
-        run_ctx = ctx;
-        atexit(unload_at_exit);
-        exit(call_tvm_main(tvm_main));
-    }
-    if (!fn) {
-        fprintf(stderr, "objrt: entry symbol '%s' is not defined by the inputs\n", entry);
-        objrt_free(ctx);
-        free_args(&a);
-        return EXIT_NOENTRY;
-    }
-    run_ctx = ctx;
-    atexit(unload_at_exit);
-    if (a.entry)
-        exit(((int (*)(void))fn)());
-    char **pargv = run_argv = calloc((size_t)a.nprog + 2, sizeof *pargv);
-    if (!pargv)
-        return EXIT_OBJRT;
-    pargv[0] = (char *)a.files[0];
-    for (int i = 0; i < a.nprog; i++)
-        pargv[i + 1] = a.prog_args[i];
-    exit(((int (*)(int, char **))fn)(a.nprog + 1, pargv));
-}
-
-static int cmd_layout(int argc, char **argv)
-{
-    args a = { 0 };
-    int parsed = parse_args(argc, argv, &a);
-    if (parsed) {
-        free_args(&a);
-        return parsed > 0 ? 0 : EXIT_OBJRT;
-    }
-    objrt_ctx *ctx = make_ctx(&a);
-    int rc = ctx ? objrt_layout_report(ctx, a.files, (size_t)a.nfiles, stdout) : -1;
-    if (rc && ctx)
-        fprintf(stderr, "objrt: %s\n", objrt_error(ctx));
-    objrt_free(ctx);
-    free_args(&a);
-    return rc ? EXIT_OBJRT : 0;
+    synopsis(f);
+    fputc('\n', f);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "%-8s%s", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\n%s", top_tail);
 }
 
 int main(int argc, char **argv)
@@ -271,20 +52,18 @@ int main(int argc, char **argv)
         return 0;
     }
     if (top) {
-        fputs(usage, stdout);
+        top_help(stdout);
         return 0;
     }
+    if (argc < 2) {
+        synopsis(stderr);
+        return EXIT_OBJRT;
+    }
     /* each subcommand parses argv[1..] with argv[1] (its name) as its argv[0] */
-    if (argc >= 2 && strcmp(argv[1], "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "call") == 0)
-        return cmd_call(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "layout") == 0)
-        return cmd_layout(argc - 1, argv + 1);
-    if (argc >= 2)
-        fprintf(stderr, "objrt: unknown command '%s'\nTry 'objrt --help' for more information.\n",
-                argv[1]);
-    else
-        fputs(usage, stderr);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[1], commands[i]->name) == 0)
+            return commands[i]->main(argc - 1, argv + 1);
+    fprintf(stderr, "objrt: unknown command '%s'\nTry 'objrt --help' for more information.\n",
+            argv[1]);
     return EXIT_OBJRT;
 }

@@ -47,7 +47,25 @@ static int usage_error(const char *cmd, char **argv, int c)
     return -1;
 }
 
-int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const char *shortopts,
+const char *cli_synopsis(FILE *f, const cli_command *cmd, const char *lead)
+{
+    static const char spaces[] = "                ";
+    for (const char *line = cmd->synopsis; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(f, "%s%.*s\n", lead, (int)n, line);
+        lead = spaces + sizeof spaces - 1 - strlen(lead);
+        line += n + (line[n] == '\n');
+    }
+    return lead;
+}
+
+void cli_help(FILE *f, const cli_command *cmd)
+{
+    cli_synopsis(f, cmd, "usage: ");
+    fprintf(f, "\n%s", cmd->help);
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, const char *shortopts,
               const struct option *longopts, int (*on)(void *state, int opt, char *arg),
               void *state, int *rest)
 {
@@ -57,14 +75,14 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const c
     /* '-': operands come back in order as option 1; ':': a missing value is ':' */
     if (add_common(longopts, all) != 0 ||
         snprintf(opts, sizeof opts, "-:h%s", shortopts) >= (int)sizeof opts) {
-        fprintf(stderr, "objrt %s: internal error: too many options\n", cmd);
+        fprintf(stderr, "objrt %s: internal error: too many options\n", cmd->name);
         return -1;
     }
     opterr = 0;
     optind = 0;          /* full re-initialisation (glibc) */
     while ((c = getopt_long(argc, argv, opts, all, NULL)) != -1) {
         if (c == OPT_HELP || c == 'h') {
-            fputs(usage, stdout);
+            cli_help(stdout, cmd);
             return 1;
         }
         if (c == OPT_VERSION) {
@@ -72,7 +90,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv, const c
             return 1;
         }
         if (c == '?' || c == ':')
-            return usage_error(cmd, argv, c);
+            return usage_error(cmd->name, argv, c);
         if (on(state, c, optarg) != 0)
             return -1;
     }

@@ -1,4 +1,4 @@
-/* timing.h - the clock and the sort order of `objrt call --repeat` (timing.c), kept in one
+/* timing.h - the clock and the sort order of `objrt call --repeat` (output.c), kept in one
  * place so that bench/tvm/bench_tvm.c, which includes it too, times a C host exactly as the
  * command times itself. Static inline: the bench links libobjrt.a, not the CLI's objects. */
 #ifndef OBJRT_CLI_TIMING_H

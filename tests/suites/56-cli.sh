@@ -18,7 +18,8 @@ expect cli-help-top cli-help-unknown-option-negative-control cli-run-args-after-
     cli-layout-page-size-equals cli-layout-page-size-bad cli-call-equals-forms \
     cli-call-flag-with-value-refused cli-call-missing-value cli-layout-takes-no-args \
     cli-call-lists-files-written cli-call-lists-npz-written cli-call-lists-graph-outputs \
-    cli-call-failure-lists-nothing-control
+    cli-call-failure-lists-nothing-control cli-top-synopsis-is-each-commands-own
+expect_harness cli-synopsis-check-sees-a-difference
 
 # help/version: status 0, the subcommand's usage on stdout
 for s in "${subs[@]}"; do
@@ -30,6 +31,25 @@ for s in "${subs[@]}"; do
     else fail "cli-version-$s: exit $rc: $(oneline "$out")"; fi
 done
 out=$($OBJRT --help 2>&1) && grep -q 'objrt call' <<<"$out" && pass cli-help-top || fail "cli-help-top: $(oneline "$out")"
+# One synopsis from the command table: each subcommand's usage lines (`objrt S --help`, from
+# "usage:" to the first empty line) appear, the same lines in the same order, in `objrt
+# --help`'s synopsis, and that synopsis has no other subcommand's lines.
+usage_lines() { sed -n '/^usage: /,/^$/p' | sed -e 's/^usage: /       /' -e '/^$/d'; }
+# synopsis_diff TOP S...: what differs between TOP's synopsis and the subcommands' own
+synopsis_diff() {
+    local top=$1 s; shift
+    diff <(usage_lines <"$top" | grep -v -- '--version | --help') \
+         <(for s in "$@"; do usage_lines <"$TMP/help-$s.txt"; done)
+}
+$OBJRT --help >"$TMP/help-top.txt" 2>&1
+for s in "${subs[@]}"; do $OBJRT "$s" --help >"$TMP/help-$s.txt" 2>&1; done
+if d=$(synopsis_diff "$TMP/help-top.txt" "${subs[@]}") && [ -s "$TMP/help-call.txt" ]; then
+    pass cli-top-synopsis-is-each-commands-own
+else fail "cli-top-synopsis-is-each-commands-own: $(oneline "$d")"; fi
+sed 's/\[--list\]/[--lists]/; s/--list$/--lists/' "$TMP/help-top.txt" >"$TMP/help-top-planted.txt"
+if ! synopsis_diff "$TMP/help-top-planted.txt" "${subs[@]}" >/dev/null; then
+    hpass cli-synopsis-check-sees-a-difference
+else hfail "cli-synopsis-check-sees-a-difference: a planted --lists went unseen"; fi
 expect_status cli-help-unknown-option-negative-control 125 $OBJRT run --helpme
 
 # a program that prints its arguments and sqrt (libm) of its first one

@@ -1,6 +1,7 @@
-/* outdir.c - `-o DIR`: made as `mkdir -p` would and proven writable before anything runs,
- * so a missing or read-only directory is not found after the kernel and every --repeat;
- * and each file written there named on stdout. */
+/* output.c - what `objrt call` puts out: the -o DIR made as `mkdir -p` would and proven
+ * writable before anything runs (so a missing or read-only directory is not found after
+ * the kernel and every --repeat), each file written there named on stdout, and the timing
+ * line of --repeat. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "base/escape.h"
 #include "cli.h"
+#include "timing.h"
 
 /* mkdir each prefix of path that ends at a '/', then path itself; existing ones are fine. */
 static int mkdir_p(char *path)
@@ -49,4 +51,26 @@ void cli_wrote(const char *path)
 {
     char esc[OBJRT_ESC_MAX];
     printf("%s\n", objrt_escape(path, esc, sizeof esc));
+}
+
+/* --repeat: timing.h has the clock and the sort bench/tvm shares, to time a C host the
+ * same way. */
+#define MAX_SAMPLES 1001
+
+int cli_repeat_timed(int (*once)(const void *), const void *arg, long n, const char *what,
+                     const char *unit)
+{
+    static double per_run[MAX_SAMPLES];
+    long samples = n < MAX_SAMPLES ? n : MAX_SAMPLES;
+    for (long s = 0; s < samples; s++) {
+        long batch = n / samples + (s < n % samples), t0 = now_ns();
+        for (long i = 0; i < batch; i++)
+            if (once(arg) != 0)
+                return -1;
+        per_run[s] = (double)(now_ns() - t0) / (double)batch;
+    }
+    qsort(per_run, (size_t)samples, sizeof per_run[0], cmp_double);
+    printf("%s: median %.3f us per %s (min %.3f us; %ld %ss in %ld timed batches)\n", what,
+           per_run[samples / 2] / 1e3, unit, per_run[0] / 1e3, n, unit, samples);
+    return 0;
 }
