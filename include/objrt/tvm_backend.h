@@ -226,7 +226,9 @@ size_t objrt_ws_reserved_bytes(void);
 /* Parallel launch and barrier, as TVMBackendParallelLaunch / TVMBackendParallelBarrier. */
 int objrt_parallel_launch(FTVMParallelLambda fn, void *cdata, int num_task);
 int objrt_parallel_barrier(int task_id, TVMParallelGroupEnv *penv);
-/* Threads a launch of num_task == 0 uses (creates nothing). */
+/* Threads a launch of num_task == 0 uses (creates nothing): the running pool's, fewer than
+ * asked when some could not start (1: the caller alone); before the first launch, the
+ * number it will ask for (objrt_set_num_threads, else TVM_NUM_THREADS / the cores). */
 int objrt_num_threads(void);
 /* Use n threads from the next launch on (n <= 0: back to the environment's choice).
  * Joins the current workers; must not be called from inside a task. Returns 0 or -1. */

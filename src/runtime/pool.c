@@ -60,6 +60,10 @@ typedef struct pool {
 
 static pool *the_pool;
 static atomic_int thread_override;      /* objrt_set_num_threads(), 0: environment */
+/* What the pool holds, for objrt_num_threads (which a task may call while its launcher
+ * holds launch_lock): requested * POOL_KEY + threads running; 0 without a pool. */
+#define POOL_KEY 4096
+static atomic_int pool_shape;
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static __thread int tl_in_task;
@@ -180,6 +184,7 @@ static void post(worker *w)
 static void atfork_child(void)
 {
     the_pool = NULL;
+    atomic_store_explicit(&pool_shape, 0, memory_order_relaxed);
     pthread_mutex_init(&launch_lock, NULL);
 }
 
@@ -214,6 +219,13 @@ static pool *pool_create(int nthreads)
     return p;
 }
 
+static void pool_set(pool *p, int requested)
+{
+    the_pool = p;
+    atomic_store_explicit(&pool_shape, requested * POOL_KEY + (p ? p->nthreads : 1),
+                          memory_order_relaxed);
+}
+
 static void pool_destroy(pool *p)
 {
     atomic_store_explicit(&p->quit, 1, memory_order_relaxed);
@@ -225,10 +237,18 @@ static void pool_destroy(pool *p)
     free(p);
 }
 
-int objrt_num_threads(void)
+static int wanted_threads(void)
 {
     int n = atomic_load_explicit(&thread_override, memory_order_relaxed);
     return n > 0 ? n : rt_config_get()->num_threads;
+}
+
+/* The threads a launch uses: the pool's, when threads failed to start fewer than asked
+ * (none at all: 1, the caller); before the first launch, the number it will ask for. */
+int objrt_num_threads(void)
+{
+    int want = wanted_threads(), shape = atomic_load_explicit(&pool_shape, memory_order_relaxed);
+    return shape && shape / POOL_KEY == want ? shape % POOL_KEY : want;
 }
 
 int objrt_set_num_threads(int n)
@@ -241,6 +261,7 @@ int objrt_set_num_threads(int n)
     if (the_pool)
         pool_destroy(the_pool);
     the_pool = NULL;
+    atomic_store_explicit(&pool_shape, 0, memory_order_relaxed);
     atomic_store_explicit(&thread_override, n > 0 ? (n > 1024 ? 1024 : n) : 0, memory_order_relaxed);
     pthread_mutex_unlock(&launch_lock);
     return 0;
@@ -305,16 +326,17 @@ int objrt_parallel_launch(FTVMParallelLambda fn, void *cdata, int num_task)
     }
     if (tl_in_task)
         return run_serial(fn, cdata);
-    total = objrt_num_threads();
+    total = wanted_threads();
     n = (num_task <= 0 || num_task > total) ? total : num_task;
     if (n == 1)
         return run_serial(fn, cdata);
     pthread_once(&atfork_once, register_atfork);
     pthread_mutex_lock(&launch_lock);
-    if (!the_pool || the_pool->requested != objrt_num_threads()) {
+    if (!the_pool || the_pool->requested != wanted_threads()) {
         if (the_pool)
             pool_destroy(the_pool);
-        the_pool = pool_create(objrt_num_threads());
+        total = wanted_threads();
+        pool_set(pool_create(total), total);
     }
     if (!the_pool) {
         pthread_mutex_unlock(&launch_lock);

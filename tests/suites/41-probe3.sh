@@ -17,6 +17,10 @@ if $GCC -O2 -fPIC -I"$ROOT/include" -c "$P/ffi_unit.c" -o ffi_unit.o 2>cc.err &&
 else
     fail "long-names: fixtures: $(head -n 2 cc.err | tr '\n' ' ')"
 fi
+# ---- objrt_num_threads() counts the threads that run, not the ones asked for ---------------
+build_prog num-threads "$B/tests/probe3/t_threads" "$P/t_threads.c" -- -Wl,--wrap=pthread_create &&
+    run_cases t_threads 60 "$B/tests/probe3/t_threads"
+
 # ---- names called as code: registrations go through the same check as symbols -------------
 # Old TVM's system-lib output registers __tvm_module_ctx (data) beside its kernels.
 expect "call -f a registered data object" "call -f a registered read-only table" \
