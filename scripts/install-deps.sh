@@ -44,6 +44,7 @@ pkgs=(clang binutils python3
       libomp-dev hyperfine valgrind                           # benchmark anchors (OpenMP), instruction counts
       debootstrap                                             # scripts/numba-root.sh: Debian 13's and sid's numba in a chroot
       cmake pkgconf                                           # tests: a CMake- and a pkg-config-built host after make install
+      linux-perf                                              # tests: perf names loaded code, perf inject --jit annotates it
       gdb gdb-multiarch man-db)                               # tests: gdb through the JIT interface (x86_64, aarch64 under qemu); man pages render
 arm64_pkgs=(libjansson-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libsqlite3-dev:arm64
             libssl-dev:arm64                                  # arm64 libcrypto.a: outline atomics from libgcc.a

@@ -75,8 +75,15 @@ void objrt_unitinfo_describe(const objrt_unitinfo *ui, uintptr_t addr, objrt_loc
 
 /* gdbjit.c: the kept image block goes back to malloc (end of a load, objrt_free). */
 void objrt_gdbjit_spare_release(objrt_ctx *ctx);
-/* perfmap.c: with OBJRT_PERF_MAP=1, the unit's functions for `perf`. */
+/* perfmap.c: the unit's functions for `perf` (OBJRT_PERF_MAP=1, or started by perf), and
+ * the walk over them that jitdump.c shares (address, size, raw name). */
 void objrt_perfmap_write(const objrt_link *l);
+bool objrt_perfmap_wanted(void);
+typedef void (*objrt_perf_fn)(void *arg, uint64_t addr, uint64_t size, const char *name);
+void objrt_perf_funcs(const objrt_link *l, objrt_perf_fn fn, void *arg);
+/* jitdump.c: with OBJRT_PERF_JITDUMP=1, each function's code into /tmp/jit-<pid>.dump for
+ * `perf inject --jit` (perf annotate then shows loaded code's instructions). */
+void objrt_jitdump_write(const objrt_link *l);
 
 /* srcline.c: "file.c:12" for a code address in `object` (an objs[].object pointer of ui),
  * from its DWARF through libdw; false when there is no line (or no libdw). Allocates. */

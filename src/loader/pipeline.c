@@ -211,6 +211,7 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
         l.tls.handle = NULL;
         fill_stats(&l, u, t0);
         objrt_perfmap_write(&l);
+        objrt_jitdump_write(&l);
         rc = initialise(&l, u);
     }
     if (rc == -1 && u)
