@@ -3,8 +3,10 @@
  * (objrt_load, objrt_load_memory, the CLI, the Python package) reaches this through
  * input.c, so a tar is one more input form like an ar archive. Unlike an archive's, a
  * tar's objects are the unit itself: every *.o member is linked, as TVM's own loader
- * links the whole export. Nothing is written to disk: member names (which may say
- * "../../x.o") only ever name a member in a message.
+ * links the whole export; other members (sources, notes) are not linked, and a tar of C
+ * source only (export_library of a "c" target) is refused with what to do. Nothing is
+ * written to disk: member names (which may say "../../x.o") only ever name a member in a
+ * message.
  *
  * Format (POSIX ustar, GNU's extensions): 512-byte headers; name at 0 (100 bytes), the
  * ustar prefix at 345 (155), size at 124 (12, octal), type at 156, "ustar" at 257; a
@@ -67,6 +69,7 @@ int objrt_input_add_tar(objrt_link *l, const char *name, const uint8_t *data, si
 {
     static const char zero[TAR_BLOCK];
     char longname[TAR_NAME_MAX] = "", mname[TAR_NAME_MAX], full[2 * TAR_NAME_MAX + 4];
+    char csource[TAR_NAME_MAX] = "";
     size_t at = 0, count = 0;
     while (size - at >= TAR_BLOCK && memcmp(data + at, zero, TAR_BLOCK) != 0) {
         const char *h = (const char *)data + at;
@@ -94,17 +97,21 @@ int objrt_input_add_tar(objrt_link *l, const char *name, const uint8_t *data, si
         if (type != '0' && type != '\0')
             continue;                   /* directories, links, devices: never objects */
         snprintf(full, sizeof full, "%s(%s)", name, mname);
-        if (ends_with(mname, ".c") || ends_with(mname, ".cc"))
-            return objrt_fail(l->ctx, "%s: %s is C source (export_library of a \"c\" target): "
-                              "compile it, cc -c -fPIC -I/usr/local/include/objrt, and load the "
-                              "object", name, mname);
+        if (!csource[0] && (ends_with(mname, ".c") || ends_with(mname, ".cc")))
+            snprintf(csource, sizeof csource, "%s", mname);
         if (!ends_with(mname, ".o"))
-            continue;                   /* TVM's other files (a devc.c compiled is devc.o) */
+            continue;                   /* sources, notes: beside the objects, not linked */
         if (len == 0)
             return objrt_fail(l->ctx, "%s: empty tar member", full);
         if (add(l, full, m, (size_t)len, arg) != 0)
             return -1;
         count++;
     }
-    return count ? 0 : objrt_fail(l->ctx, "%s: the tar holds no object (.o) member", name);
+    if (count)
+        return 0;
+    if (csource[0])                     /* what export_library of a "c" target writes */
+        return objrt_fail(l->ctx, "%s: %s is C source (export_library of a \"c\" target): "
+                          "compile it, cc -c -fPIC -I/usr/local/include/objrt, and load the "
+                          "object", name, csource);
+    return objrt_fail(l->ctx, "%s: the tar holds no object (.o) member", name);
 }

@@ -5,7 +5,8 @@
 # objrt_load_memory (bytes at an odd address), Python's Context.load (paths, bytes, (name,
 # bytes)) and the CLI (`objrt run` of a tar with main), each result equal to the native link's.
 # A broken tar is refused alike by every API with the file (and member) named: a size past
-# the end, a member that is no ELF object, C source with what to do, no object at all; a
+# the end, a member that is no ELF object, C source only with what to do (a source beside
+# objects is not linked), no object at all; a
 # member named "../../x.o" is only a name (nothing is written), a name with an escape
 # character is printed escaped; a FIFO named x.tar is refused without blocking.
 # Controls: the tar without a.o fails (helper undefined); a wrong expected value is not found.
@@ -13,7 +14,7 @@ set -u
 . tests/lib.sh
 T=$TMP/forms; mkdir -p "$T/deep"
 expect forms-native forms-objects-file forms-objects-memory forms-archive-file forms-tar-file \
-    forms-tar-memory forms-tar-gnu-longname forms-tar-ustar-prefix forms-cli-run-tar \
+    forms-tar-memory forms-tar-gnu-longname forms-tar-ustar-prefix forms-tar-source-beside-objects forms-cli-run-tar \
     forms-tar-truncated-named forms-tar-not-elf-member-named forms-tar-c-source-explained \
     forms-tar-no-object forms-tar-zip-slip-name-only forms-tar-name-escaped forms-tar-fifo-refused
 [ "$TARGET:$SAN" = x86_64: ] && expect forms-python-path forms-python-bytes forms-python-named-bytes \
@@ -34,6 +35,7 @@ long=$(printf 'k%.0s' $(seq 120)).o; cp a.o "$long"; tar --format=gnu -cf long.t
 dir=$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60)); mkdir -p "$dir"; cp a.o "$dir/a.o"
 tar --format=ustar -cf prefix.tar "$dir/a.o" b.o
 tar --format=ustar -cf main.tar a.o b.o main.o
+tar --format=ustar -cf withsrc.tar a.c a.o b.o     # a source beside the objects: not linked
 
 same_as() { [[ $2 == "$want" ]] && pass "$1" || fail "$1: got '$(oneline "$2")', the native link printed '$want'"; }
 same_as forms-objects-file "$($RUN ./load_forms file a.o b.o 2>&1)"
@@ -43,6 +45,7 @@ same_as forms-tar-file "$($RUN ./load_forms file m.tar 2>&1)"
 same_as forms-tar-memory "$($RUN ./load_forms memory m.tar 2>&1)"
 same_as forms-tar-gnu-longname "$($RUN ./load_forms file long.tar 2>&1)"
 same_as forms-tar-ustar-prefix "$($RUN ./load_forms memory prefix.tar 2>&1)"
+same_as forms-tar-source-beside-objects "$($RUN ./load_forms file withsrc.tar 2>&1)"
 out=$($OBJRT run main.tar 2>&1); rc=$?
 [ $rc -eq 0 ] && [[ $out == "$want" ]] && pass forms-cli-run-tar || fail "forms-cli-run-tar: $(status_text $rc): $(oneline "$out")"
 # Controls.
