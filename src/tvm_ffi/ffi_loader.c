@@ -18,7 +18,6 @@
 #define SHIM_NAME "libobjrt_tvm_ffi.so"
 #define AR_MAGIC "!<arch>\n"
 #define AR_HDR 60
-#define TAR_BLOCK 512
 
 static objrt_ctx *loader_ctx;               /* every unit tvm-ffi asked for */
 static objrt_ffi_module_new_fn module_new;  /* ffi_module.cc's, once found */
@@ -119,37 +118,6 @@ static const char *split_ar(const char *path, const char *d, size_t size, member
     return m->n ? NULL : "an archive without members";
 }
 
-/* The object files (names ending in .o) of a tar file, as TVM's export_library("x.tar")
- * writes them: ustar headers, GNU long names. */
-static const char *split_tar(const char *path, const char *d, size_t size, members *m)
-{
-    const char *longname = NULL;
-    size_t nlong = 0, off = 0;
-    while (off + TAR_BLOCK <= size) {
-        const char *h = d + off;
-        long long len;
-        if (h[0] == '\0')
-            break;                          /* the end blocks */
-        if ((len = field_num(h + 124, 12, 8)) < 0 || (size_t)len > size - off - TAR_BLOCK)
-            return "a malformed tar header";
-        off += TAR_BLOCK;
-        if (h[156] == 'L') {                /* GNU: the next member's name */
-            longname = d + off;
-            nlong = strnlen(longname, (size_t)len);
-        } else {
-            const char *name = longname ? longname : h;
-            size_t nlen = longname ? nlong : strnlen(h, 100);
-            longname = NULL;
-            if ((h[156] == '0' || h[156] == '\0') && nlen > 2 &&
-                memcmp(name + nlen - 2, ".o", 2) == 0 &&
-                members_add(m, path, name, nlen, d + off, (size_t)len) != 0)
-                return "out of memory";
-        }
-        off += ((size_t)len + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
-    }
-    return m->n ? NULL : "no object file (.o) in the tar file";
-}
-
 static char *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -166,7 +134,8 @@ static char *read_file(const char *path, size_t *size)
     return d;
 }
 
-static objrt_unit *load_split(const char *path, int tar)
+/* Every member of the archive at path, as one unit. */
+static objrt_unit *load_archive(const char *path)
 {
     members m = { 0 };
     size_t size = 0;
@@ -177,10 +146,10 @@ static objrt_unit *load_split(const char *path, int tar)
         ffi_raise("RuntimeError", "objrt: cannot read %s", path);
         return NULL;
     }
-    if (!tar && (size < strlen(AR_MAGIC) || memcmp(d, AR_MAGIC, strlen(AR_MAGIC)) != 0))
+    if (size < strlen(AR_MAGIC) || memcmp(d, AR_MAGIC, strlen(AR_MAGIC)) != 0)
         why = "not an ar archive";
     else
-        why = tar ? split_tar(path, d, size, &m) : split_ar(path, d, size, &m);
+        why = split_ar(path, d, size, &m);
     if (why)
         ffi_raise("RuntimeError", "objrt: %s: %s", path, why);
     else if (!(u = objrt_load_memory(loader_ctx, m.in, m.n)))
@@ -268,15 +237,15 @@ static int load_from_file(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAn
                   "format: str)", ext);
         return -1;
     }
-    if (strcmp(ext, "o") == 0)
+    if (strcmp(ext, "a") != 0)             /* a tar's *.o members are one unit (input/tar.c) */
         u = objrt_load(loader_ctx, (const char *[]){ path }, 1);
     else
-        u = load_split(path, strcmp(ext, "tar") == 0);
+        u = load_archive(path);
     if (u && !(l = malloc(sizeof *l))) {
         objrt_unload(u);
         ffi_raise("MemoryError", "objrt: out of memory loading %s", path);
         u = NULL;
-    } else if (!u && strcmp(ext, "o") == 0)
+    } else if (!u && strcmp(ext, "a") != 0)
         ffi_raise("RuntimeError", "objrt: %s", objrt_error(loader_ctx));
     free(path);
     if (!u)
