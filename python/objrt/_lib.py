@@ -80,6 +80,14 @@ class CMemory(ctypes.Structure):
                 ("spare_reservations", ctypes.c_size_t), ("spare_bytes", ctypes.c_size_t)]
 
 
+class CLocation(ctypes.Structure):
+    _fields_ = [("unit", c_p), ("object", ctypes.c_char_p), ("file", ctypes.c_char_p),
+                ("member", ctypes.c_char_p), ("section", ctypes.c_char_p),
+                ("section_addr", c_p), ("symbol", ctypes.c_char_p), ("symbol_addr", c_p),
+                ("symbol_size", ctypes.c_size_t), ("offset", ctypes.c_size_t),
+                ("local", ctypes.c_int)]
+
+
 class Options(ctypes.Structure):
     _fields_ = [("page_size", ctypes.c_size_t), ("no_constructors", ctypes.c_int),
                 ("earlier_wins", ctypes.c_int), ("pack_small", ctypes.c_int),
@@ -110,4 +118,5 @@ objrt_unit_dependants = _decl("objrt_unit_dependants", ctypes.c_size_t, c_p)
 objrt_error = _decl("objrt_error", ctypes.c_char_p, c_p)
 objrt_memory_usage = _decl("objrt_memory_usage", ctypes.c_int, c_p, ctypes.POINTER(CMemory))
 objrt_unit_stats = _decl("objrt_unit_stats", ctypes.c_int, c_p, ctypes.POINTER(CStats))
+objrt_addr_info = _decl("objrt_addr_info", ctypes.c_int, c_p, c_p, ctypes.POINTER(CLocation))
 objrt_set_options = _decl("objrt_set_options", ctypes.c_int, c_p, ctypes.POINTER(Options))

@@ -15,8 +15,10 @@ The names a module declares are looked up with llvmlite.binding.address_of_symbo
 it is linked (so llvm.add_symbol() takes precedence over the process, as in MCJIT), and
 names nothing else defines are asked of it too (llvm.load_library_permanently()).
 
-remove_module() unloads the module's unit once every module of that unit is removed and no
-other unit is bound to it; otherwise the unit is kept and retried after later unloads.
+remove_module() unloads the module's unit once every module of that unit is removed, no
+other unit is bound to it and no Pin holds it (pin(): an address given to code objrt cannot
+see, such as a numpy ufunc's loop); otherwise the unit is kept and retried after later
+unloads and when its last Pin goes.
 """
 import ctypes
 import os
@@ -28,7 +30,7 @@ import llvmlite.binding as _llvm
 
 from . import Context, LinkError, _lib
 
-__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped"]
+__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped", "pin", "Pin"]
 
 
 class _Totals:
@@ -43,6 +45,9 @@ class _Totals:
         return ("%s: units=%d relocations=%d reserved_bytes=%d used_bytes=%d unloaded=%d"
                 % (prefix, self.units, self.relocations, self.reserved_bytes,
                    self.used_bytes, self.unloaded))
+
+    def __repr__(self):
+        return "<objrt.llvm.totals %s>" % self.line("linked").split(": ", 1)[1]
 
 
 totals = _Totals()
@@ -68,12 +73,42 @@ def mapped():
 
 
 class _Record:
-    """One unit and the modules linked into it that are not yet removed."""
-    __slots__ = ("unit", "modules")
+    """One unit, the modules linked into it that are not yet removed, and how many Pins
+    hold it."""
+    __slots__ = ("unit", "modules", "pins")
 
     def __init__(self, unit, modules):
         self.unit = unit
         self.modules = set(modules)
+        self.pins = 0
+
+
+class Pin:
+    """Made by pin(addr): while this object lives, the unit holding addr stays loaded even
+    when every module of it was removed. For addresses handed to code that holds no Python
+    reference to the module (a numpy ufunc's loop, a C callback): keep the Pin as long as
+    that code can call the address (in the object that owns it), or for the process."""
+    __slots__ = ("_engine", "_rec", "__weakref__")
+
+    def __init__(self, engine, rec):
+        self._engine, self._rec = engine, rec
+        rec.pins += 1
+
+    def __del__(self):
+        self._engine._unpin(self._rec)
+
+    def __repr__(self):
+        return "<objrt.llvm.Pin of a unit with %d pins>" % self._rec.pins
+
+
+def pin(addr):
+    """A Pin for the unit, of any engine of the process, whose memory holds addr; None when
+    no unit does (an address of the process, or of a unit already unloaded)."""
+    for e in list(_engines):
+        rec = e._record_at(addr)
+        if rec is not None:
+            return Pin(e, rec)
+    return None
 
 
 _EHDR = struct.Struct("<Q10xHH")       # e_shoff, e_shentsize (at 0x3A), e_shnum
@@ -151,6 +186,8 @@ class ExecutionEngine:
         self._notify = self._getbuffer = None
         self._explicit = set()      # names defined from llvmlite's symbol table
         self._stats = _lib.CStats()
+        self._loc = _lib.CLocation()
+        self._by_handle = {}        # unit handle -> live record (pin() looks addresses up)
         self.units = []             # live records, oldest first (introspection)
         _engines.add(self)
         if module is not None:
@@ -195,12 +232,26 @@ class ExecutionEngine:
         while changed:
             changed = False
             for rec in list(self._retired):
-                if rec.unit.dependants == 0:
+                if rec.unit.dependants == 0 and not rec.pins:
                     self._retired.remove(rec)
                     self.units.remove(rec)
+                    del self._by_handle[rec.unit._h]
                     rec.unit.unload()
                     totals.unloaded += 1
                     changed = True
+
+    def _record_at(self, addr):
+        with self._lock:
+            if not self.units or _lib.objrt_addr_info(
+                    self._ctx._handle(), addr, ctypes.byref(self._loc)) != 0:
+                return None
+            return self._by_handle.get(self._loc.unit)
+
+    def _unpin(self, rec):
+        with self._lock:
+            rec.pins -= 1
+            if not rec.pins and rec in self._retired:
+                self._collect()
 
     # -- compiling and linking -------------------------------------------------------------
     def set_object_cache(self, notify_func=None, getbuffer_func=None):
@@ -267,6 +318,7 @@ class ExecutionEngine:
         for m in mods:
             self._modules[m] = rec
         self.units.append(rec)
+        self._by_handle[unit._h] = rec
         s = self._stats
         _lib.objrt_unit_stats(unit._h, ctypes.byref(s))    # three counters, not a Stats
         totals.units += 1
@@ -362,6 +414,7 @@ class ExecutionEngine:
             self._modules.clear()
             self._retired.clear()
             self.units.clear()
+            self._by_handle.clear()
             self._ctx.close()
 
 

@@ -95,3 +95,144 @@ def _():
     expect(rc == 0 and lines[0] == "refused: objrt.numba supports numba 0.56 to 0.65; this is "
            "numba 0.55.2 (numba keeps using MCJIT: run without objrt.numba)"
            and lines[-2:] == ["False 42", "False"], "rc=%d out=%r err=%r" % (rc, out, err[-300:]))
+
+
+# ---- what numba hands to numpy and C stays alive -------------------------------------------
+# Ufuncs of every kind and a cfunc whose address is kept while the cfunc object is dropped,
+# called after numba compiled and dropped other functions (their units unloaded, their memory
+# reused): the results must be MCJIT's. Without the rule (OBJRT_NUMBA_PIN=0) the loops and the
+# callback point at unloaded code: the control must see wrong numbers or a crash.
+HANDED_OUT = r'''
+import ctypes, gc
+import numpy as np
+from numba import cfunc, guvectorize, njit, vectorize
+
+def churn(n=20):
+    t = 0.0
+    for i in range(n):
+        ns = {}
+        exec("def f(x):\n    return x * %d + 1.5\n" % i, ns)
+        f = njit(ns["f"])
+        t += f(2.0)
+        del f, ns
+        gc.collect()
+    return t
+
+@vectorize(["float64(float64, float64)"])
+def eager(a, b):
+    return a * b + 1
+
+@vectorize
+def lazy(a, b):
+    return a - b
+
+@vectorize(["float64(float64, float64)"], target="parallel")
+def par(a, b):
+    return a + 2 * b
+
+@guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+def gsum(a, r):
+    s = 0.0
+    for v in a:
+        s += v
+    r[0] = s
+
+x, y = np.arange(5.0), np.ones(5)
+lazy(x, y)
+gc.collect()
+print(churn())
+print(eager(x, y).tolist(), lazy(x, y).tolist(), par(x, y).tolist())
+print(gsum(np.arange(12.0).reshape(3, 4)).tolist())
+
+@cfunc("float64(float64)")
+def cf(v):
+    return v * 3 + 0.25
+
+addr = cf.address
+del cf
+gc.collect()
+print(churn())
+print(ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(addr)(2.0))
+'''
+
+
+def handed_out(*pre, env=None):
+    path = os.path.join(TMP, "handed_out.py")
+    with open(path, "w") as f:
+        f.write(HANDED_OUT)
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable] + list(pre) + [path], capture_output=True,
+                          text=True, env=e, cwd=TMP, timeout=600)
+
+
+@case("numba-ufunc-cfunc-loops-kept")
+def _():
+    m = handed_out()
+    o = handed_out("-m", "objrt.numba", "--stats")
+    st = STATS.search(o.stderr)
+    expect(m.returncode == 0 and len(m.stdout.splitlines()) == 5, "MCJIT run: rc=%d %r %r"
+           % (m.returncode, m.stdout, m.stderr[-300:]))
+    expect(o.returncode == 0 and o.stdout == m.stdout and st and int(st.group(2)) > 0,
+           "objrt: rc=%d out=%r (MCJIT %r) err=%r" % (o.returncode, o.stdout, m.stdout,
+                                                       o.stderr[-300:]))
+
+
+@case("numba-ufunc-cfunc-loops-kept-control")
+def _():
+    m = handed_out()
+    c = handed_out("-m", "objrt.numba", "--stats", env={"OBJRT_NUMBA_PIN": "0"})
+    expect(m.returncode == 0 and (c.returncode != 0 or c.stdout != m.stdout),
+           "with OBJRT_NUMBA_PIN=0 the run was MCJIT's too: rc=%d out=%r" % (c.returncode, c.stdout))
+
+
+# Memory goes back where numba dropped the last user: a gufunc numba does not keep (built
+# with GUFuncBuilder, as guvectorize does) holds its loop's unit until it is dropped; a cfunc
+# whose address nobody read goes with the cfunc object; one whose address was read stays.
+GIVEN_BACK = r'''
+import gc
+import numpy as np
+import objrt.llvm as L
+from numba import cfunc
+from numba.np.ufunc.ufuncbuilder import GUFuncBuilder
+
+def pinned():
+    return sum(1 for e in list(L._engines) for r in e.units if r.pins)
+
+def k(a, r):
+    r[0] = a.sum() * 2
+
+b = GUFuncBuilder(k, "(n)->()")
+b.add("void(float64[:], float64[:])")
+g = b.build_ufunc()
+del b
+gc.collect()
+before = pinned()
+print(g(np.arange(4.0)).tolist(), before > 0)
+u0 = L.totals.unloaded
+del g
+gc.collect()
+print(pinned() == before - 1, L.totals.unloaded > u0)
+
+def cb(v):
+    return v + 1.0
+
+c = cfunc("float64(float64)")(cb)
+u0 = L.totals.unloaded
+del c
+gc.collect()
+print("unread cfunc unloaded", L.totals.unloaded > u0)
+c = cfunc("float64(float64)")(cb)
+c.address
+u0 = L.totals.unloaded
+del c
+gc.collect()
+print("read cfunc kept", L.totals.unloaded == u0)
+'''
+
+
+@case("numba-dropped-holders-give-back")
+def _():
+    rc, out, err = on_objrt(GIVEN_BACK)
+    expect(rc == 0 and out.splitlines() == ["12.0 True", "True True",
+                                            "unread cfunc unloaded True", "read cfunc kept True"],
+           "rc=%d out=%r err=%r" % (rc, out, err[-400:]))

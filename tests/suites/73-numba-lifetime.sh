@@ -4,6 +4,11 @@
 # scripts/numba-root.sh builds (chroot, cached in /var/cache/objrt), with this build's
 # libobjrt.so copied in as 70-python does. Negative control of the gate: with
 # OBJRT_NUMBA_GATE=0.61, sid's numba 0.65 must be refused.
+# numba's own ufunc tests under MCJIT and under objrt, every outcome the same
+# (tests/python/numba_run.py, numba_compare.py): make check runs test_ufuncbuilding with the
+# host's numba, and with the lifetime rule off (OBJRT_NUMBA_PIN=0) it must fail;
+# NUMBA_MODULES=all (or NUMBA_LIFE=all) runs every module of LIFE_ALL below in one process
+# (as a user's program would meet them) with each of the three releases.
 # suite-timeout: 5400
 . tests/lib.sh
 [ "$TARGET" = x86_64 ] && [ -z "$SAN" ] || exit 0
@@ -11,9 +16,42 @@ PY=/usr/bin/python3
 LIB=$ROOT/$BUILD/libobjrt.so
 unset OBJRT_LIBRARY OBJRT_NUMBA OBJRT_NUMBA_UNLOAD OBJRT_NUMBA_GATE
 
+LIFE_QUICK=numba.tests.npyufunc.test_ufuncbuilding
+LIFE_ALL=$LIFE_QUICK,numba.tests.npyufunc.test_vectorize_decor,numba.tests.npyufunc.test_gufunc,numba.tests.npyufunc.test_dufunc,numba.tests.npyufunc.test_parallel_ufunc_issues,numba.tests.npyufunc.test_parallel_low_work,numba.tests.test_cfunc
+full=""
+[ "${NUMBA_MODULES:-}" = all ] || [ "${NUMBA_LIFE:-}" = all ] && full=1
+# numba_tests TAG SRC W WO MODULES [VAR=VALUE]: MODULES (comma-separated, one process) under
+# MCJIT and under objrt through nrun (python3 in W, with the environment XENV; SRC the
+# checkout's copy as nrun sees it, WO W from here); prints numba_compare.py's verdict.
+# VAR=VALUE goes to the objrt run.
+numba_tests() {
+    local tag=$1 src=$2 w=$3 wo=$4 mods=$5 rc
+    XENV=LC_ALL=C.UTF-8 nrun "$src/tests/python/numba_run.py" "$mods" "$w/$tag.mcjit.json" >"$wo/$tag.mcjit.log" 2>&1
+    XENV=${6:-LC_ALL=C.UTF-8} nrun -m objrt.numba --stats "$src/tests/python/numba_run.py" "$mods" \
+        "$w/$tag.objrt.json" >"$wo/$tag.objrt.log" 2>&1
+    rc=$?
+    if [ ! -s "$wo/$tag.mcjit.json" ] || [ ! -s "$wo/$tag.objrt.json" ]; then
+        echo "FAIL $tag: a run did not finish (objrt: $(status_text $rc)): $(tail -n 2 "$wo/$tag.objrt.log" | tr '\n' ' ')"
+        return
+    fi
+    "$PY" "$ROOT/tests/python/numba_compare.py" "$tag" "$wo/$tag.mcjit.json" "$wo/$tag.objrt.json" "$wo/$tag.objrt.log"
+}
+
 # ---- numba 0.56, the host's --------------------------------------------------------------
 run_cases life-0.56 1800 env -C "$TMP" PYTHONPATH="$ROOT/python:$ROOT/tests/python" \
     OBJRT_LIBRARY="$LIB" T_CASE_PREFIX=0.56- "$PY" "$ROOT/tests/python/numba_life_cases.py" "$TMP"
+nrun() { (cd "$TMP" && env "$XENV" PYTHONPATH="$ROOT/python:$ROOT/tests/python" OBJRT_LIBRARY="$LIB" timeout 3600 "$PY" "$@"); }
+expect numba-0.56-ufunc-tests
+expect_harness numba-0.56-ufunc-tests-unpinned-control
+numba_tests numba-0.56-ufunc-tests "$ROOT" "$TMP" "$TMP" "$LIFE_QUICK"
+# The control: test_ufuncbuilding with the lifetime rule off must not match MCJIT.
+out=$(numba_tests numba-0.56-ufunc-tests-unpinned-control "$ROOT" "$TMP" "$TMP" "$LIFE_QUICK" OBJRT_NUMBA_PIN=0)
+case $out in FAIL*) hpass "numba-0.56-ufunc-tests-unpinned-control ($(printf '%s' "${out#*: }" | cut -c1-100))" ;;
+    *) hfail "numba-0.56-ufunc-tests-unpinned-control: the unpinned run matched MCJIT: $out" ;; esac
+if [ -n "$full" ]; then
+    expect numba-0.56-ufunc-cfunc-all
+    numba_tests numba-0.56-ufunc-cfunc-all "$ROOT" "$TMP" "$TMP" "$LIFE_ALL"
+fi
 
 # ---- numba 0.61 (trixie) and 0.65 (sid), each in its root -----------------------------------
 # in_root NAME: copies the checkout's python/, tests/python/ and the library into the root
@@ -55,5 +93,11 @@ for rel in 0.61:trixie 0.65:sid; do
     fi
     run_cases "life-$v" 1800 chroot "$R" env -C "$W" PYTHONPATH="$W/src/python:$W/src/tests/python" \
         OBJRT_LIBRARY="$W/src/lib/libobjrt.so" T_CASE_PREFIX="$v-" python3 "$W/src/tests/python/numba_life_cases.py" "$W"
+    if [ -n "$full" ]; then
+        expect "numba-$v-ufunc-cfunc-all"
+        nrun() { timeout 3600 chroot "$R" env -C "$W" "$XENV" PYTHONPATH="$W/src/python:$W/src/tests/python" \
+            OBJRT_LIBRARY="$W/src/lib/libobjrt.so" python3 "$@"; }
+        numba_tests "numba-$v-ufunc-cfunc-all" "$W/src" "$W" "$R$W" "$LIFE_ALL"
+    fi
     rm -rf "${R:?}$W"
 done

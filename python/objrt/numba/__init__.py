@@ -20,6 +20,7 @@ their code from destructors.
 import atexit
 import functools
 import os
+import sys
 import threading
 import warnings
 import weakref
@@ -147,6 +148,109 @@ def _check_versions(numba_version, llvmlite_version, codegen):
     return None
 
 
+# ---- what numba hands to numpy and C: kept while its holder lives -------------------------
+# numba frees a code library when no Python object refers to it any more, and objrt then
+# unloads its unit. Two kinds of holder reach code without such a reference (MCJIT never
+# frees, so numba never needed one):
+# - numpy, through the loops of the ufuncs numba builds (vectorize eager, lazy (DUFunc) and
+#   parallel, guvectorize): numba's ufunc code (numba.np.ufunc) takes the loop's address from
+#   a wrapper library and lets that library go before it hands the address to numpy
+#   (_internal.fromfunc, DUFunc._add_loop); the ufunc keeps only the kernel's library. An
+#   address numba.np.ufunc takes is pinned at once (objrt.llvm.pin); the Pin goes into the
+#   ufunc's (or DUFunc's) own keep-alive list when numba hands the address over, so the unit
+#   stays exactly as long as the ufunc.
+# - whoever reads a cfunc's address (.address, and .ctypes, .cffi and first-class function
+#   arguments, which read it): an integer can be kept anywhere, so that unit stays for the
+#   process, as under MCJIT.
+_PENDING = {}                       # address taken by numba.np.ufunc -> its Pin, until handed
+_FOREVER = {}                       # id(unit record) -> a Pin: kept for the process
+_UFUNC_CODE = "numba.np.ufunc"
+
+
+def _pending_pin(addr):
+    p = _objrt_llvm.pin(addr)
+    if p is not None:
+        _PENDING[addr] = p
+
+
+def _keep_forever(pins):
+    for p in pins:
+        _FOREVER.setdefault(id(p._rec), p)
+
+
+def _claim(addresses):
+    """The Pins of loop addresses numba now gives to numpy (pinned when taken; an address
+    taken some other way is pinned now)."""
+    pins = []
+    for a in addresses:
+        p = _PENDING.pop(a, None) or _objrt_llvm.pin(a)
+        if p is not None:
+            pins.append(p)
+    return pins
+
+
+def _hook_fromfunc(internal):
+    """numba.np.ufunc._internal.fromfunc(name, doc, loops, types, nin, nout, data, keepalive,
+    ...) builds every ufunc and gufunc (eager, parallel); the ufunc owns `keepalive`."""
+    orig = internal.fromfunc
+
+    def fromfunc(*args, **kwargs):
+        pins = _claim(int(p) for p in (args[2] if len(args) > 2 else ()))
+        if len(args) > 7 and isinstance(args[7], list):
+            args = args[:7] + (args[7] + [pins],) + args[8:]
+        else:                       # a layout this code does not know: keep them, as MCJIT
+            _keep_forever(pins)
+        return orig(*args, **kwargs)
+    fromfunc.__wrapped__ = orig
+    internal.fromfunc = fromfunc
+
+
+def _hook_dufunc(dufunc):
+    """DUFunc._add_loop(ptr, types) gives numpy one loop; the DUFunc owns `_keepalive`."""
+    cls = dufunc.DUFunc
+    orig = cls._add_loop
+
+    def _add_loop(self, ptr, dtypenums):
+        pins = _claim([int(ptr)])
+        keep = getattr(self, "_keepalive", None)
+        if isinstance(keep, list):
+            keep.append(pins)
+        else:
+            _keep_forever(pins)
+        return orig(self, ptr, dtypenums)
+    _add_loop.__wrapped__ = orig
+    cls._add_loop = _add_loop
+
+
+def _hook_cfunc(ccallback):
+    """CFunc.address (and .ctypes, .cffi, first-class function arguments, which read it)."""
+    cls = ccallback.CFunc
+    orig = cls.address
+    given = weakref.WeakSet()
+
+    def address(self):
+        addr = orig.fget(self)
+        if addr and self not in given:
+            p = _objrt_llvm.pin(addr)
+            _keep_forever([p] if p is not None else [])
+            given.add(self)
+        return addr
+    address.__wrapped__ = orig.fget
+    cls.address = property(address, doc=orig.__doc__)
+
+
+def _keep_handed_out():
+    """Install the hooks above (each only where numba has the place it hooks)."""
+    from numba.core import ccallback
+    from numba.np.ufunc import _internal, dufunc
+    if callable(getattr(_internal, "fromfunc", None)):
+        _hook_fromfunc(_internal)
+    if callable(getattr(getattr(dufunc, "DUFunc", None), "_add_loop", None)):
+        _hook_dufunc(dufunc)
+    if isinstance(getattr(getattr(ccallback, "CFunc", None), "address", None), property):
+        _hook_cfunc(ccallback)
+
+
 class _Binding:
     """llvmlite.binding as numba's CPUCodegen._init sees it while enable()'s wrapper runs:
     the same module but for create_mcjit_compiler, which makes an objrt engine."""
@@ -187,6 +291,9 @@ def enable():
     untested = _check_versions(numba.__version__, llvmlite.__version__, codegen)
     engine_class = _make_engine_class(codegen)
     unload = os.environ.get("OBJRT_NUMBA_UNLOAD", "1") != "0"
+    # OBJRT_NUMBA_PIN=0 (a test hook): what numba hands out is not kept, the negative
+    # control of the lifetime rule.
+    keep = unload and os.environ.get("OBJRT_NUMBA_PIN", "1") != "0"
     orig_init = codegen.JITCPUCodegen._init
     init_lock = threading.Lock()
 
@@ -224,12 +331,18 @@ def enable():
         self._ensure_finalized()
         if not ee.is_symbol_defined(name):
             return 0
-        return ee._ee.get_module_address(self._final_module, name)
+        addr = ee._ee.get_module_address(self._final_module, name)
+        if keep and addr and sys._getframe(1).f_globals.get("__name__", "").startswith(
+                _UFUNC_CODE):
+            _pending_pin(addr)      # a ufunc loop: its library may go before numpy has it
+        return addr
 
     codegen.JITCPUCodegen._init = _init
     codegen.JITCPUCodegen._add_module = _add_module
     codegen.JITCodeLibrary.get_pointer_to_function = get_pointer_to_function
     _skip_declarations(codegen)
+    if keep:
+        _keep_handed_out()
     # atexit runs handlers last-registered first: make sure weakref.finalize's exit hook
     # is registered, then register ours after it so it runs before the finalizers do.
     weakref.finalize(enable, lambda: None).atexit = False
