@@ -1,23 +1,31 @@
 /* config.c - runtime settings from the environment, read once per process (and per fork). */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/number.h"
 #include "rt_internal.h"
 
 static rt_config cfg;
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 
-/* A positive integer from the environment, or 0 when unset or not one. */
-static long env_pos(const char *name)
+/* A number from the environment in [min, max] (base/number.h, the one reader of typed
+ * numbers), or `dflt` when unset or empty. A value that is not one is ignored, as TVM
+ * ignores it, but said on stderr once (settings are read once per process): strtol took
+ * "4x" as 4 and "-1" as a request. */
+static long env_number(const char *name, uint64_t min, uint64_t max, long dflt)
 {
     const char *s = getenv(name);
-    char *end;
-    long v;
+    char why[256];
+    uint64_t v;
     if (!s || !*s)
-        return 0;
-    v = strtol(s, &end, 10);
-    return (*end == '\0' && v > 0) ? v : 0;
+        return dflt;
+    if (objrt_number(s, min, max, &v, why, sizeof why) == 0)
+        return (long)v;
+    fprintf(stderr, "objrt: %s %s; ignored\n", name, why);
+    return dflt;
 }
 
 /* Parse a CPU list "0,2-3" into cpus[]; returns the count (0 on any syntax error). */
@@ -58,26 +66,19 @@ static int usable_cpus(int *cpus, int max)
     return n;
 }
 
-/* OBJRT_SPIN_US in nanoseconds: 200 us when unset or not a number, at most MAX_SPIN_US
- * (beyond that a worker is better asleep; and us * 1000 must not overflow). */
+/* OBJRT_SPIN_US in nanoseconds: 200 us by default, at most MAX_SPIN_US (beyond that a
+ * worker is better asleep; and us * 1000 must not overflow). */
 #define MAX_SPIN_US 1000000L
-static long spin_ns(const char *s)
+static long spin_ns(void)
 {
-    char *end;
-    long us;
-    if (!s || !*s)
-        return 200 * 1000L;
-    us = strtol(s, &end, 10);
-    if (*end != '\0')
-        return 200 * 1000L;
-    return (us < 0 ? 0 : us > MAX_SPIN_US ? MAX_SPIN_US : us) * 1000L;
+    return env_number("OBJRT_SPIN_US", 0, MAX_SPIN_US, 200) * 1000L;
 }
 
 static void load(void)
 {
-    long threads = env_pos("TVM_NUM_THREADS");
+    /* 0 means unset, as in TVM; more than 1024 is clamped below */
+    long threads = env_number("TVM_NUM_THREADS", 0, INT32_MAX, 0);
     const char *list = getenv("OBJRT_CPUS");
-    const char *spin = getenv("OBJRT_SPIN_US");
     int max = (int)(sizeof cfg.cpus / sizeof cfg.cpus[0]);
 
     memset(&cfg, 0, sizeof cfg);
@@ -92,11 +93,11 @@ static void load(void)
     if (cfg.ncpus == 0)
         cfg.bind = RT_BIND_NONE;
     if (threads == 0)
-        threads = env_pos("OMP_NUM_THREADS");
+        threads = env_number("OMP_NUM_THREADS", 0, INT32_MAX, 0);
     if (threads == 0)
         threads = cfg.ncpus;
     cfg.num_threads = threads < 1 ? 1 : threads > 1024 ? 1024 : (int)threads;
-    cfg.spin_ns = spin_ns(spin);
+    cfg.spin_ns = spin_ns();
     /* OBJRT_STEAL=0 turns stealing off: a diagnostic, and the tests' negative control */
     cfg.steal = !(getenv("OBJRT_STEAL") && strcmp(getenv("OBJRT_STEAL"), "0") == 0);
     cfg.check_align = getenv("OBJRT_CHECK_ALIGN") && strcmp(getenv("OBJRT_CHECK_ALIGN"), "0") != 0;

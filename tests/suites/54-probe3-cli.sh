@@ -21,7 +21,8 @@ expect "page size quoted as typed" "page size in hex quoted in the loader's refu
     "an .npz member past 1 GiB names the cap" "an .npz member cut short still runs past the end" \
     "the .npz before its size was changed loads" \
     "an .npz member name escaped in the reader's refusal" \
-    "an .npz member name escaped in the graph's refusal"
+    "an .npz member name escaped in the graph's refusal" \
+    "TVM_NUM_THREADS=-3 ignored, saying so" "TVM_NUM_THREADS=3 taken silently"
 expect_harness "the .npz names hold a raw ESC (setup)"
 [ -z "$SAN" ] && expect "OBJRT_LIBRARY naming a FIFO refused at import" \
     "OBJRT_LIBRARY naming libobjrt.so imports" "a load at the mapping limit names the unit and the limit" \
@@ -80,6 +81,17 @@ out=$(OBJRT_GRAPH_MAX_BYTES=0x20 $OBJRT call ds.o --graph g.json --in x=x.npy -o
     pass "OBJRT_GRAPH_MAX_BYTES=0x20 accepted" ||
     fail "OBJRT_GRAPH_MAX_BYTES=0x20 accepted: $(oneline "$out")"
 
+# ---- numeric variables of the runtime: read by the same reader, a bad one ignored aloud ------
+printf '#include <stdio.h>\n#include "objrt/tvm_backend.h"\nint main(void) { printf("%%d\\n", objrt_num_threads()); return 0; }\n' > nt.c
+if build_prog "TVM_NUM_THREADS=-3 ignored, saying so" nt nt.c; then
+    out=$(OMP_NUM_THREADS=2 TVM_NUM_THREADS=-3 ./nt 2>nt.err); err=$(cat nt.err)
+    if [ "$out" = 2 ] && grep -q "^objrt: TVM_NUM_THREADS '-3': expected a whole number from 0 to 2147483647.*; ignored$" <<<"$err"
+    then pass "TVM_NUM_THREADS=-3 ignored, saying so"
+    else fail "TVM_NUM_THREADS=-3 ignored, saying so: threads '$out', stderr '$(oneline "$err")'"; fi
+    out=$(OMP_NUM_THREADS=2 TVM_NUM_THREADS=3 ./nt 2>nt.err); err=$(cat nt.err)
+    if [ "$out" = 3 ] && [ -z "$err" ]; then pass "TVM_NUM_THREADS=3 taken silently"
+    else fail "TVM_NUM_THREADS=3 taken silently: threads '$out', stderr '$(oneline "$err")'"; fi
+fi
 # ---- items 5 and 6: an .npz member's real reason, and its name escaped ----------------------
 # zips.py writes: ok.npz (member a.npy, deflated), big.npz (the same with the directory's
 # uncompressed size 1 GiB + 1), cut.npz (compressed size past the file's end), esc.npz (a
