@@ -8,7 +8,8 @@ defining what it declares include like any other). Module A has an arrow to modu
 A's files #includes one of B's ("..." includes only; system and public headers are no
 modules), when A's object uses a symbol B's object defines (nm: U in A, defined in B), or
 when an inline function of header A calls a function B's object defines (unless B is the
-C file of A's own name: a fast path beside its slow path).
+C file of A's own name: a fast path beside its slow path), or when header A declares a
+function or object that B's object, in another folder, defines.
 
 Layers are the folders, bottom first, as listed in LAYERS (docs/layers.md); bench/link
 sits on top. The check fails, naming the files, when
@@ -90,6 +91,25 @@ def inline_calls(root, path):
             if depth == 0:
                 body = False
         elif body:
+            names.add(re.match(r"\w+", t).group(0))
+    return names
+
+
+def declared(root, path):
+    """Names header `path` declares at file scope (prototypes and extern objects: an
+    identifier followed by "(" outside every brace block, macros left out)."""
+    text = open(os.path.join(root, path), errors="replace").read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r"^\s*#[^\n]*(\\\n[^\n]*)*", " ", text, flags=re.M)
+    names, depth = set(), 0
+    for tok in re.finditer(r"[A-Za-z_]\w*\s*\(|[{}]", text):
+        t = tok.group(0)
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
             names.add(re.match(r"\w+", t).group(0))
     return names
 
@@ -194,6 +214,12 @@ def main():
             if folder_of(inc) in LAYERS:
                 arrow(module_of(f), module_of(inc), "%s includes %s" % (f, inc))
         if f.endswith(".h"):
+            # A header of one folder that declares what another folder defines is that
+            # folder's interface too (base's naming debug's fork handlers was one).
+            for name in sorted(declared(root, f)):
+                if name in definer and folder_of(definer[name]) != folder_of(f):
+                    arrow(module_of(f), module_of(definer[name]),
+                          "%s declares %s of %s" % (f, name, definer[name]))
             for name in sorted(inline_calls(root, f)):
                 # The C file of the header's own name holds the slow paths its inline
                 # fast paths fall back on: one concern in two files, not an arrow.

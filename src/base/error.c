@@ -154,4 +154,4 @@ void objrt_errors_release(objrt_ctx *ctx)
     pthread_mutex_unlock(&err_lock);
 }
 
-void objrt_errors_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&err_lock, phase); }
+OBJRT_FORK_LOCK(err_lock)

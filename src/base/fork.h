@@ -3,18 +3,21 @@
  * load hung on the context lock at its first load, 99 times in 100).
  *
  * The rule: every lock objrt takes during a load or an unload has a fork handler, and
- * loader/fork.c runs them all from one pthread_atfork registration, in lock order (every
- * context's lock, which a load holds throughout, then the leaf locks that nest inside it).
- * Before the fork they are all taken, so the fork happens between loads, never inside one;
- * the parent then releases them; the child, whose only thread did not take them under its
- * own thread id, initialises them anew. Each lock's file exports one handler.
+ * loader/fork.c runs them all from one pthread_atfork registration: every context's lock
+ * (which a load holds throughout), then the leaf locks that nest inside it. Before the
+ * fork they are all taken, so the fork happens between loads, never inside one; the parent
+ * then releases them; the child, whose only thread did not take them under its own thread
+ * id, initialises them anew.
+ *
+ * A leaf lock's file registers the lock here itself (OBJRT_FORK_LOCK), whatever its layer:
+ * this header names nothing of the layers above it, and a new lock edits only its own
+ * file. No leaf lock is taken while another is held (each is taken and released with no
+ * call in between that takes another), so the order they are taken in is free.
  */
 #ifndef OBJRT_FORK_H
 #define OBJRT_FORK_H
 
 #include <pthread.h>
-
-struct objrt_ctx;
 
 enum objrt_fork_phase { OBJRT_FORK_PREPARE, OBJRT_FORK_PARENT, OBJRT_FORK_CHILD };
 
@@ -29,15 +32,19 @@ static inline void objrt_lock_atfork(pthread_mutex_t *m, enum objrt_fork_phase p
         pthread_mutex_init(m, NULL);
 }
 
-/* The leaf locks, each in its own file. */
-void objrt_registry_atfork(enum objrt_fork_phase phase);    /* base/registry.c */
-void objrt_errors_atfork(enum objrt_fork_phase phase);      /* base/error.c */
-void objrt_unitinfo_atfork(enum objrt_fork_phase phase);    /* debug/unitinfo.c */
-void objrt_gdbjit_atfork(enum objrt_fork_phase phase);      /* debug/gdbjit.c */
+/* The leaf locks (fork.c). A lock registers from a constructor of its own file (so before
+ * anything can take it, and before the handler of loader/fork.c exists); at most
+ * OBJRT_FORK_LOCKS. */
+#define OBJRT_FORK_LOCKS 8
+void objrt_fork_register(pthread_mutex_t *m);
+/* Every registered lock through a phase (loader/fork.c's handler). */
+void objrt_fork_leaves(enum objrt_fork_phase phase);
 
-/* loader/fork.c: the contexts whose locks the handler takes (objrt_new, objrt_free).
- * Track returns -1 when out of memory. */
-int objrt_fork_track(struct objrt_ctx *ctx);
-void objrt_fork_untrack(struct objrt_ctx *ctx);
+/* In the file that owns the plain mutex `lock` (a static of file scope): its registration. */
+#define OBJRT_FORK_LOCK(lock)                                                              \
+    __attribute__((constructor)) static void lock##_fork_register(void)                    \
+    {                                                                                      \
+        objrt_fork_register(&lock);                                                        \
+    }
 
 #endif

@@ -100,4 +100,4 @@ void *objrt_dso_handle_of(const void *pc)
     return dso;
 }
 
-void objrt_registry_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&lock, phase); }
+OBJRT_FORK_LOCK(lock)

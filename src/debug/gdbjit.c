@@ -334,4 +334,4 @@ void objrt_gdbjit_unregister(objrt_unitinfo *ui)
     pthread_mutex_unlock(&jit_lock);
 }
 
-void objrt_gdbjit_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&jit_lock, phase); }
+OBJRT_FORK_LOCK(jit_lock)

@@ -351,4 +351,4 @@ const char *objrt_unit_name(const objrt_unit *u)
     return u && u->info ? u->info->name : NULL;
 }
 
-void objrt_unitinfo_atfork(enum objrt_fork_phase phase) { objrt_lock_atfork(&registry_lock, phase); }
+OBJRT_FORK_LOCK(registry_lock)

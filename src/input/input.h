@@ -1,7 +1,8 @@
 /*
- * input.h - bytes to objects: files and archives (input.c), TVM export_library tars
- * (tar.c), ELF validated into objrt_obj (parse.c), link-time-optimisation inputs refused
- * with what to do (lto.c), and the accessors every later stage uses on a parsed object.
+ * input.h - bytes to objects: files, archives and TVM export_library tars (input.c,
+ * tar.c), read and handed to the parser (parse.h: ELF validated into objrt_obj, the
+ * accessors every later stage uses on it). One direction: the reader calls the parser,
+ * the parser never the reader.
  */
 #ifndef OBJRT_INPUT_H
 #define OBJRT_INPUT_H
@@ -14,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "base/link.h"
+#include "input/parse.h"
 
 /* ---- memory made present ahead of the writes (input.c, place.c, gdbjit.c) ----
  * A fresh page costs a fault each when first written; MADV_POPULATE_WRITE makes a range
@@ -35,35 +37,6 @@ static inline void objrt_offer_huge(uint8_t *base, uint64_t from, uint64_t to)
         madvise(base + lo, hi - lo, MADV_HUGEPAGE);     /* advice: may be refused */
 }
 
-/* Section index of a symbol, following SHN_XINDEX. Reserved st_shndx values come back as
- * SEC_ABS / SEC_COMMON: once SHN_XINDEX is followed, a real index may be 0xfff1 itself. */
-#define SEC_UNDEF  0u
-#define SEC_ABS    (0xffff0000u | SHN_ABS)
-#define SEC_COMMON (0xffff0000u | SHN_COMMON)
-static inline uint32_t objrt_sym_shndx(const objrt_obj *o, size_t symidx)
-{
-    uint16_t shndx = o->syms[symidx].st_shndx;
-    if (shndx == SHN_XINDEX)
-        return o->xindex[symidx];
-    return shndx >= SHN_LORESERVE ? 0xffff0000u | shndx : shndx;
-}
-
-/* Names for messages and reports: bounds-checked by parse, "?" when out of range. */
-static inline const char *objrt_sec_name(const objrt_obj *o, size_t shndx)
-{
-    if (shndx >= o->shnum || !o->shstr || o->sh[shndx].sh_name >= o->shstrsz)
-        return "?";
-    return o->shstr + o->sh[shndx].sh_name;
-}
-
-static inline const char *objrt_sym_name(const objrt_obj *o, size_t symidx)
-{
-    const Elf64_Sym *s = &o->syms[symidx];
-    if (ELF64_ST_TYPE(s->st_info) == STT_SECTION)
-        return objrt_sec_name(o, objrt_sym_shndx(o, symidx));
-    return o->str + s->st_name;
-}
-
 /* Stage input: each returns 0 or -1 with the error recorded on l->ctx. */
 int objrt_input_add_file(objrt_link *l, const char *path);
 /* The same for n paths, in order: files are read in batches into shared mappings. */
@@ -77,11 +50,5 @@ bool objrt_input_is_tar(const uint8_t *data, size_t size);
 int objrt_input_add_tar(objrt_link *l, const char *name, const uint8_t *data, size_t size,
                         objrt_member_fn add, void *arg);
 void objrt_input_release(objrt_link *l);        /* objects and mapped files of the link */
-int objrt_parse_object(objrt_link *l, const char *name, const uint8_t *data, size_t size,
-                       bool pulled, objrt_obj **out);
-void objrt_obj_free(objrt_obj *o);
-/* lto.c: -flto inputs (IR, no machine code) are refused with what to do instead. */
-int objrt_lto_check_bytes(objrt_link *l, const char *name, const uint8_t *d, size_t size);
-int objrt_lto_check_object(objrt_link *l, const objrt_obj *o);
 
 #endif

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "input/input.h"
+#include "input/parse.h"
 
 static const char llvm_hint[] = "compile it without -flto to get an ELF object";
 static const char gcc_hint[] = "compile it without -flto, or with -ffat-lto-objects";

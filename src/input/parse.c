@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "input/input.h"
+#include "input/parse.h"
 
 static bool is_pow2_or_zero(uint64_t v) { return (v & (v - 1)) == 0; }
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fork.h"
 #include "loader/pipeline.h"
 #include "finish/finish.h"
 #include "layout/layout.h"

@@ -9,20 +9,12 @@
 
 #include "base/context.h"
 #include "base/fork.h"
+#include "loader/pipeline.h"
 
 static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
 static objrt_ctx **ctxs;
 static size_t nctxs, capctxs;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-/* The leaf locks, inner to every context's lock, in one order. */
-static void leaves(enum objrt_fork_phase phase)
-{
-    objrt_registry_atfork(phase);
-    objrt_unitinfo_atfork(phase);
-    objrt_gdbjit_atfork(phase);
-    objrt_errors_atfork(phase);
-}
 
 static void ctx_lock_init(pthread_mutex_t *m)
 {
@@ -40,12 +32,12 @@ static void prepare(void)
     pthread_mutex_lock(&ctxs_lock);
     for (size_t i = 0; i < nctxs; i++)
         pthread_mutex_lock(&ctxs[i]->lock);
-    leaves(OBJRT_FORK_PREPARE);
+    objrt_fork_leaves(OBJRT_FORK_PREPARE);
 }
 
 static void parent(void)
 {
-    leaves(OBJRT_FORK_PARENT);
+    objrt_fork_leaves(OBJRT_FORK_PARENT);
     for (size_t i = nctxs; i-- > 0;)
         pthread_mutex_unlock(&ctxs[i]->lock);
     pthread_mutex_unlock(&ctxs_lock);
@@ -53,7 +45,7 @@ static void parent(void)
 
 static void child(void)
 {
-    leaves(OBJRT_FORK_CHILD);
+    objrt_fork_leaves(OBJRT_FORK_CHILD);
     for (size_t i = 0; i < nctxs; i++)
         ctx_lock_init(&ctxs[i]->lock);
     pthread_mutex_init(&ctxs_lock, NULL);

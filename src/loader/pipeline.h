@@ -25,4 +25,9 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
 /* Destructors, the providers' unload hooks, the registry, memory: everything a load made (ctx->lock held). */
 void objrt_pipeline_unload(objrt_unit *u);
 
+/* fork.c: the contexts whose locks the fork handler takes (objrt_new, objrt_free).
+ * Track returns -1 when out of memory. */
+int objrt_fork_track(objrt_ctx *ctx);
+void objrt_fork_untrack(objrt_ctx *ctx);
+
 #endif

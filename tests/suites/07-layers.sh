@@ -6,7 +6,8 @@
 # arrow up the layers. Also: no folder of src/ holds more than 15 C
 # files, no header more than 300 lines, no two suites share a number. Controls: a copy of
 # the tree with one backward include planted, one with a backward call (an object of
-# base/ calling the pipeline), and one where arch/ includes base/, are each refused.
+# base/ calling the pipeline), one where arch/ includes base/, and one where a base/
+# header declares a function debug/ defines, are each refused.
 # x86_64 without a sanitizer (the layers are the sources'; one configuration checks them).
 set -u
 . "$ROOT/tests/lib.sh"
@@ -15,7 +16,7 @@ case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 expect layers-no-circle-at-most-one-up folders-at-most-15-c-files headers-at-most-300-lines \
     suite-numbers-unique
 expect_harness layers-control-backward-include layers-control-backward-call \
-    layers-control-arch-stands-alone
+    layers-control-arch-stands-alone layers-control-base-header-declares-up
 
 # The benchmark harnesses' objects (-O0: the same symbols, sooner).
 X=$TMP/bench-obj/bench/link
@@ -71,3 +72,14 @@ if [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'src/base/zz_control.c uses o
    printf '%s' "$out" | grep -q 'circle of folders'; then
     hpass layers-control-backward-call
 else hfail "layers-control-backward-call: exit $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
+rm -f "$T/src/base/zz_control.c"
+
+# A base/ header that declares a function of a higher folder (as base/fork.h declared
+# debug/'s fork handlers before issue 38): base/ then names debug/, and is refused though
+# no object of base/ calls it.
+cp "$ROOT/src/base/fork.h" "$T/src/base/fork.h"
+sed -i 's|^#endif|void objrt_unitinfo_detach(struct objrt_unit *u);\n#endif|' "$T/src/base/fork.h"
+out=$(python3 "$ROOT/scripts/layers.py" --root "$T" --obj "$B/obj" 2>&1); rc=$?
+if [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'src/base includes or calls nothing of the tree but itself, yet: src/base/fork.h declares objrt_unitinfo_detach of src/debug/unitinfo.c'; then
+    hpass layers-control-base-header-declares-up
+else hfail "layers-control-base-header-declares-up: exit $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"; fi
