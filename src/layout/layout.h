@@ -31,6 +31,10 @@ static inline uint32_t objrt_slot_find(const objrt_slots *t, objrt_slotkey k)
 
 int objrt_plan_layout(objrt_link *l);
 int objrt_place(objrt_link *l);
+/* The end of every link, loaded or not: what layout built for it goes (the plan's tables,
+ * thread-local storage the unit did not take) and so does its memory, unless the unit
+ * took it (l->unit_owns_base). */
+void objrt_layout_release(objrt_link *l);
 
 /* Unload: keep the reservation [base, base + size) for the next load of the context, or
  * return it to the system (switched off, too big, or objrt_free). */

@@ -464,3 +464,21 @@ int objrt_place(objrt_link *l)
     populate_written(l);
     return copy_contents(l, false);
 }
+
+void objrt_layout_release(objrt_link *l)
+{
+    objrt_plan *p = &l->plan;
+    objrt_tls_release(&l->tls);
+    objrt_keymap_free(&p->got.map);
+    objrt_keymap_free(&p->stub.map);
+    free(p->got.keys);
+    free(p->got.own);                   /* stub.own shares it */
+    free(p->stub.keys);
+    free(p->stub_blocks);
+    free(p->items);
+    free(p->winrefs);
+    if (p->packed && !l->unit_owns_base)
+        objrt_arena_free(l->ctx, p->chunks);
+    else if (l->base && !l->unit_owns_base)
+        munmap(l->base, p->total);
+}

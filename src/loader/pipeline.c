@@ -17,7 +17,6 @@
  * and the unload that undoes a unit in reverse. Called with the context's lock held.
  */
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "loader/pipeline.h"
@@ -49,21 +48,9 @@ void objrt_link_release(objrt_link *l)
     objrt_strmemo_free(&l->gmemo);
     objrt_strmap_free(&l->archive_index);
     objrt_strmap_free(&l->comdat_kept);
-    objrt_tls_release(&l->tls);
-    objrt_keymap_free(&l->plan.got.map);
-    objrt_keymap_free(&l->plan.stub.map);
-    free(l->plan.got.keys);
-    free(l->plan.got.own);              /* stub.own shares it */
-    free(l->plan.stub.keys);
-    free(l->plan.stub_blocks);
-    free(l->plan.items);
-    free(l->plan.winrefs);
+    objrt_layout_release(l);
     free(l->pairs);
     free(l->init_arrays);
-    if (l->plan.packed && !l->unit_owns_base)
-        objrt_arena_free(l->ctx, l->plan.chunks);
-    else if (l->base && !l->unit_owns_base)
-        munmap(l->base, l->plan.total);
 }
 
 /* The unit itself is made at its stage: a load that fails earlier never allocates one. */
