@@ -168,6 +168,11 @@ else fail "ffi-registered-read-only-context-refused: exit $rc: $out"; fi
 if out=$(timeout 60 $OBJRT call "$F/bad_ok.o" -f f 2>&1); then pass ffi-writable-slots-control
 else fail "ffi-writable-slots-control: $out"; fi
 
+# --- objrt's own core: the Relax VM's anylist, tvm-ffi 0.1.13's allocation header
+if build_prog ffi-own-anylist-refcounts "$TMP/own_core" "$ROOT/tests/tvm_ffi/own_core.c"; then
+    OBJRT_TVM_FFI=own run_cases ffi-own-core 60 $RUN "$TMP/own_core" "$F/pure.o"
+fi
+
 # --- hand-written C exports: results, errors with NULL parts, host globals, constructor order
 timeout 60 $RUN "$F/pure_native" >"$TMP/pn" 2>&1
 timeout 60 $RUN "$F/pure_host" "$F/pure.o" >"$TMP/po" 2>&1
