@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "base/regular.h"
 #include "ffi_internal.h"
 #include "ffi_module_cxx.h"
 
@@ -273,15 +275,24 @@ static void loader_error(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* ffi_module.cc's constructor: already in the process (a host linked it), named by
- * OBJRT_TVM_FFI_MODULE, or libobjrt_tvm_ffi.so beside libobjrt, or on the search path. */
-static objrt_ffi_module_new_fn find_module_new(void)
+ * OBJRT_TVM_FFI_MODULE, or libobjrt_tvm_ffi.so beside libobjrt, or on the search path. A
+ * path the variable names is opened as inputs are first (base/regular.h: dlopen of a FIFO
+ * waits for a writer forever): *bad says why it is not a library to load. */
+static objrt_ffi_module_new_fn find_module_new(const char **bad)
 {
     const char *env = getenv("OBJRT_TVM_FFI_MODULE");
     void *p = dlsym(RTLD_DEFAULT, "objrt_ffi_module_new"), *h = NULL;
     Dl_info info;
     char path[PATH_MAX];
+    uint64_t size;
+    int fd;
     if (p)
         return (objrt_ffi_module_new_fn)p;
+    if (env && strchr(env, '/')) {
+        if ((fd = objrt_open_regular(env, &size, bad)) < 0)
+            return NULL;
+        close(fd);
+    }
     if (env && env[0])
         h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
     else if (dladdr((void *)find_module_new, &info) && info.dli_fname &&
@@ -307,7 +318,11 @@ int objrt_tvm_ffi_loader(char *err, size_t errlen)
         return -1;
     }
     pthread_mutex_lock(&loader_lock);
-    if (!module_new && !(module_new = find_module_new()))
+    const char *bad = NULL;
+    if (!module_new && !(module_new = find_module_new(&bad)) && bad)
+        loader_error(err, errlen, "objrt_tvm_ffi_loader: OBJRT_TVM_FFI_MODULE %s: %s",
+                     getenv("OBJRT_TVM_FFI_MODULE"), bad);
+    else if (!module_new)
         loader_error(err, errlen, "objrt_tvm_ffi_loader: %s not found (OBJRT_TVM_FFI_MODULE, "
                              "beside libobjrt, or on the library path): it is built where "
                              "tvm-ffi's headers are, with make tvm-ffi-module", SHIM_NAME);

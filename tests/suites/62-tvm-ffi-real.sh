@@ -20,7 +20,7 @@
 S=$ROOT/tests/tvm_ffi_real
 B=$ROOT/$BUILD
 expect real-sid-root real-fixtures real-c-tvm_ffi-first real-c-objrt-first real-c-no-module \
-    real-c-no-tvm-ffi
+    real-c-no-tvm-ffi real-c-module-fifo-refused real-c-no-module-by-name
 
 if ! R=$(bash "$ROOT/scripts/numba-root.sh" sid 2>"$TMP/root.err"); then
     fail "real-sid-root: scripts/numba-root.sh sid failed: $(tail -n 3 "$TMP/root.err" | tr '\n' ' ')"
@@ -107,8 +107,16 @@ else
         else fail "$name: $out; tvm-ffi: $(oneline "$ref")"; fi
     done
     out=$(inroot env LD_LIBRARY_PATH="$W/lib" OBJRT_TVM_FFI_MODULE="$W/nowhere.so" ./host_tf -n 2>&1)
-    case $out in "loader -1: objrt_tvm_ffi_loader: libobjrt_tvm_ffi.so not found"*) pass real-c-no-module ;;
+    case $out in "loader -1: objrt_tvm_ffi_loader: OBJRT_TVM_FFI_MODULE $W/nowhere.so: No such file"*) pass real-c-no-module ;;
         *) fail "real-c-no-module: $(oneline "$out")" ;; esac
+    # the variable's path is opened as inputs are (issue 40, item 4): dlopen of a FIFO hung
+    mkfifo "$R$W/fifo.so"
+    out=$(timeout 20 chroot "$R" env -C "$W" LD_LIBRARY_PATH="$W/lib" OBJRT_TVM_FFI_MODULE="$W/fifo.so" ./host_tf -n 2>&1)
+    case $out in "loader -1: objrt_tvm_ffi_loader: OBJRT_TVM_FFI_MODULE $W/fifo.so: not a regular file"*) pass real-c-module-fifo-refused ;;
+        *) fail "real-c-module-fifo-refused: $(oneline "$out")" ;; esac
+    out=$(inroot env LD_LIBRARY_PATH="$W/lib" OBJRT_TVM_FFI_MODULE=libobjrt_tvm_ffi_nowhere.so ./host_tf -n 2>&1)
+    case $out in "loader -1: objrt_tvm_ffi_loader: libobjrt_tvm_ffi.so not found"*) pass real-c-no-module-by-name ;;
+        *) fail "real-c-no-module-by-name: $(oneline "$out")" ;; esac
     out=$(inroot env LD_LIBRARY_PATH="$W/lib" ./host_none -n 2>&1)
     case $out in "loader -1: objrt_tvm_ffi_loader: no tvm-ffi library in the process"*) pass real-c-no-tvm-ffi ;;
         *) fail "real-c-no-tvm-ffi: $(oneline "$out")" ;; esac
