@@ -42,7 +42,8 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LOADER_OBJ  := $(LOADER_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/cli/*.c))
 
-all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt_loader.a $(BUILD)/libobjrt.so $(BUILD)/objrt
+all: $(BUILD)/libobjrt.a $(BUILD)/libobjrt_loader.a $(BUILD)/libobjrt.so $(BUILD)/objrt \
+     $(BUILD)/libobjrt_internal.a
 
 # Header dependencies: every object writes its own list (-MMD, beside it as .d; -MP adds a
 # target per header so a deleted header is no error). An object without its .d file (built
@@ -62,21 +63,58 @@ ifdef CROSS
 $(BUILD)/obj/src/debug/srcline.o: CFLAGS += -idirafter /usr/include
 endif
 
-# The runtime registers itself with the loader from a constructor (base/provider.h) and
-# nothing of the loader names it; as an archive member of its own a static link would
-# leave it out. In libobjrt.a it travels with the public entry points (api.c), which
-# every host links: one relocatable object of both (-r). The .so holds every object.
+# libobjrt is compiled with -fvisibility=hidden: only what include/ declares (between its
+# visibility pragmas) and GDB's JIT names (debug/gdbjit.c) have default visibility. Not the
+# CLI's objects: loaded code may call the CLI's own helpers (-rdynamic below).
+# Objects compiled before the flag are out of date: the stamp is newer than all of them.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+$(LIB_OBJ): $(BUILD)/obj/visibility-hidden.stamp
+$(BUILD)/obj/visibility-hidden.stamp:
+	@mkdir -p $(dir $@)
+	@touch $@
+
+# libobjrt.a and libobjrt_loader.a each hold one relocatable object of all their objects
+# (-r) whose hidden names are then made local (objcopy --localize-hidden): a static host
+# sees only the public API and its own names cannot clash with objrt's internal ones (144
+# objrt_* functions before). One object also brings the runtime, which registers itself
+# from a constructor (base/provider.h) and which nothing of the loader names. The .so
+# holds every object. libobjrt_internal.a keeps the objects as compiled, internal names
+# global: for the test programs that call internals (tests/lib.sh, build_prog); never
+# installed. The graph executor stays a member of its own (it calls only the public API):
+# it alone needs Jansson, and a host that does not use it links without -ljansson.
+GRAPH_OBJ := $(BUILD)/obj/src/runtime/graph.o
+ifdef CROSS
+OBJCOPY ?= aarch64-linux-gnu-objcopy
+else
+OBJCOPY ?= objcopy
+endif
+$(BUILD)/obj/libobjrt.o: $(filter-out $(GRAPH_OBJ),$(LIB_OBJ))
+	$(CC) -r -nostdlib -o $@.all $^
+	$(OBJCOPY) --localize-hidden $@.all $@
+	@rm -f $@.all
+
+$(BUILD)/obj/libobjrt_loader.o: $(LOADER_OBJ)
+	$(CC) -r -nostdlib -o $@.all $^
+	$(OBJCOPY) --localize-hidden $@.all $@
+	@rm -f $@.all
+
+$(BUILD)/libobjrt.a: $(BUILD)/obj/libobjrt.o $(GRAPH_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The loader alone, without the runtime: for hosts that load plain code (tests/loader-alone).
+$(BUILD)/libobjrt_loader.a: $(BUILD)/obj/libobjrt_loader.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# In libobjrt_internal.a the runtime's registering objects travel with the public entry
+# points (api.c), which every host links: one relocatable object of them (-r).
 PACKED_OBJ := $(BUILD)/obj/src/loader/api.o $(BUILD)/obj/src/runtime/loader_hooks.o \
               $(BUILD)/obj/src/tvm_ffi/ffi_provider.o
 $(BUILD)/obj/api+runtime.o: $(PACKED_OBJ)
 	$(CC) -r -nostdlib -o $@ $^
 
-$(BUILD)/libobjrt.a: $(filter-out $(PACKED_OBJ),$(LIB_OBJ)) $(BUILD)/obj/api+runtime.o
-	@rm -f $@
-	$(AR) rcs $@ $^
-
-# The loader alone, without the runtime: for hosts that load plain code (tests/loader-alone).
-$(BUILD)/libobjrt_loader.a: $(LOADER_OBJ)
+$(BUILD)/libobjrt_internal.a: $(filter-out $(PACKED_OBJ),$(LIB_OBJ)) $(BUILD)/obj/api+runtime.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
@@ -104,9 +142,11 @@ $(SO_DIR)/libobjrt.so: $(SO_DIR)/libobjrt.so.$(VERSION)
 
 # -rdynamic: loaded code may call back into the CLI's own exported helpers. zlib (the .npz
 # reader) is linked in statically and not exported: a unit's undefined deflate() must stay
-# undefined, not bind to whatever the command itself happens to use.
-$(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt.a
-	$(CC) $(LDFLAGS) -rdynamic -Wl,--exclude-libs,libz.a -o $@ $(CLI_OBJ) $(BUILD)/libobjrt.a \
+# undefined, not bind to whatever the command itself happens to use. The CLI is part of
+# objrt and uses internals of base/ (objrt_fopen_regular): libobjrt_internal.a, whose
+# hidden names -rdynamic does not export either.
+$(BUILD)/objrt: $(CLI_OBJ) $(BUILD)/libobjrt_internal.a
+	$(CC) $(LDFLAGS) -rdynamic -Wl,--exclude-libs,libz.a -o $@ $(CLI_OBJ) $(BUILD)/libobjrt_internal.a \
 	    $(LDLIBS) -Wl,-Bstatic -lz -Wl,-Bdynamic
 
 # LIBDIR: where the libraries and objrt.pc go, e.g. LIBDIR=$(PREFIX)/lib/x86_64-linux-gnu

@@ -158,6 +158,10 @@
 extern "C" {
 #endif
 
+/* libobjrt is built with -fvisibility=hidden: what these headers declare is its public API,
+ * exported; every other name of it stays inside it (libobjrt.a: local symbols). */
+#pragma GCC visibility push(default)
+
 #define OBJRT_VERSION "0.1.0"     /* the library's soname is libobjrt.so.0 */
 
 /* The version of the library in use (OBJRT_VERSION of the headers it was built with). */
@@ -352,6 +356,8 @@ int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out);
 /* Plan without loading: writes a human-readable layout report of the inputs (what
  * `objrt layout` prints) to `out` (a FILE *). Returns 0, or -1 with objrt_error() set. */
 int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void *out);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,7 @@ def main():
     out += ([".fi"] if in_nf else []) + [".SH DECLARATIONS",
                                           "What " + rel + " declares, as written there:", ".PP", ".nf"]
     rest = text[m.end():] if m else text
-    skip = re.compile(r'^\s*(#\s*(ifndef|define|endif|include|ifdef|if|else)\b|extern "C"|\}\s*$)')
+    skip = re.compile(r'^\s*(#\s*(ifndef|define|endif|include|ifdef|if|else|pragma)\b|extern "C"|\}\s*$)')
     for l in rest.splitlines():
         if skip.match(l):
             continue

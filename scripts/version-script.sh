@@ -3,7 +3,9 @@
 # function the public headers declare, the TVM C API (TVM*), and GDB's JIT interface
 # symbols; everything else stays local. Generated, so a function added to a header is
 # exported without a second list to keep in step (tests/suites/65-debug.sh checks the result
-# against the headers with the compiler's own parse).
+# against the headers with the compiler's own parse). The same headers make these names
+# default-visibility (their visibility pragmas; the library is compiled -fvisibility=hidden),
+# so the script is a second guard that also names the version node.
 set -eu
 echo "OBJRT_0 {"
 echo "  global:"

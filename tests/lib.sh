@@ -38,6 +38,9 @@
 #   build_prog NAME OUT SRC... [-- FLAGS...]   the one way: the target compiler, the
 #                             configuration's sanitizer, -Werror, against $BUILD/libobjrt.a;
 #                             prints "FAIL NAME: <compiler errors>" and returns 1 on failure.
+#                             A program that calls objrt's internals (src/ headers' functions,
+#                             local in libobjrt.a) is built with INTERNALS=1 before build_prog:
+#                             against $BUILD/libobjrt_internal.a, the same objects.
 
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }
@@ -103,7 +106,8 @@ build_prog() {
     # shellcheck disable=SC2046,SC2086
     if ! $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(sanflags) \
             -I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/tests" "${srcs[@]}" "$@" \
-            "$b/libobjrt.a" -ldl -lpthread -ljansson -o "$out" 2>"$out.build-log"; then
+            "$b/$([ "${INTERNALS:-}" = 1 ] && echo libobjrt_internal.a || echo libobjrt.a)" \
+            -ldl -lpthread -ljansson -o "$out" 2>"$out.build-log"; then
         fail "$name: $(grep -m 2 -E 'error|undefined' "$out.build-log" | tr '\n' ' ')"
         return 1
     fi

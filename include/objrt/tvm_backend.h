@@ -55,6 +55,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)     /* the public API (objrt.h) */
+
 /* ---- TVM ABI types (include/tvm/runtime/c_runtime_api.h, c_backend_api.h) ---- */
 
 typedef union {
@@ -254,6 +256,8 @@ int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const c
 /* The kernel a handle calls, and its name ("" when unknown). */
 TVMBackendPackedCFunc objrt_tvm_func_ptr(TVMFunctionHandle f);
 const char *objrt_tvm_func_name(TVMFunctionHandle f);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

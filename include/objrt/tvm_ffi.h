@@ -103,6 +103,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)     /* the public API (objrt.h) */
+
 /* ---- Layouts (tvm-ffi include/tvm/ffi/c_api.h) ---- */
 
 /* Type indices of tvm-ffi v0.1 (TVM 0.22+). TVM 0.21 numbered Array 69, Map 70, Shape 71,
@@ -275,6 +277,8 @@ int objrt_ffi_external(void);
 /* The raised error's "kind: message" into buf (consuming it); "" when none is raised.
  * Returns the kind's length (0 without an error). */
 size_t objrt_ffi_error_text(char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -38,9 +38,10 @@ struct jit_descriptor {
     struct objrt_jit_entry *first_entry;
 };
 
-/* The names and layout gdb looks for; exported from libobjrt.so (see objrt.map). */
-void __jit_debug_register_code(void);
-extern struct jit_descriptor __jit_debug_descriptor;
+/* The names and layout gdb looks for; exported from libobjrt.so (see objrt.map), the only
+ * names outside the public headers that are. */
+__attribute__((visibility("default"))) void __jit_debug_register_code(void);
+__attribute__((visibility("default"))) extern struct jit_descriptor __jit_debug_descriptor;
 
 __attribute__((noinline, used)) void __jit_debug_register_code(void)
 {

@@ -14,7 +14,7 @@ mkdir -p "$W"
 expect loader-alone-no-runtime-object loader-alone-host-links loader-alone-runs-plain-unit
 expect_harness loader-alone-control-needs-runtime loader-alone-control-loads-with-runtime
 
-defs=$(nm --defined-only -A "$B/libobjrt_loader.a" 2>&1 | grep -E ' [TDBR] (TVM|objrt_ws_|objrt_parallel_|objrt_tvm_|objrt_graph_)')
+defs=$(nm --defined-only -A "$B/libobjrt_loader.a" 2>&1 | grep -E ' [TDBRtdbr] (TVM|objrt_ws_|objrt_parallel_|objrt_tvm_|objrt_graph_)')
 members=$(ar t "$B/libobjrt_loader.a" | grep -Ex 'loader_hooks\.o|modules\.o|graph\.o|pool\.o|workspace\.o')
 if [ -z "$defs" ] && [ -z "$members" ] && [ -s "$B/libobjrt_loader.a" ]; then pass loader-alone-no-runtime-object
 else fail "loader-alone-no-runtime-object: $(printf '%s' "${members:-} ${defs:-$B/libobjrt_loader.a missing or empty}" | tr '\n' ' ' | cut -c1-300)"; fi

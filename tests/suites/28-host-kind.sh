@@ -13,6 +13,6 @@ set -u
 [ "$TARGET" = x86_64 ] || exit 0
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 LIB=libz.so.1
-build_prog t_hostkind "$B/tests/host-kind/t_hostkind" "$ROOT/tests/host-kind/t_hostkind.c" ||
+INTERNALS=1 build_prog t_hostkind "$B/tests/host-kind/t_hostkind" "$ROOT/tests/host-kind/t_hostkind.c" ||
     { expect t_hostkind; exit 0; }
 run_cases t_hostkind 60 "$B/tests/host-kind/t_hostkind" "$LIB"

@@ -9,6 +9,6 @@ set -u
 . "$ROOT/tests/lib.sh"
 [ "$TARGET" = x86_64 ] || exit 0
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-build_prog t_pairs "$B/tests/arch/t_pairs" "$ROOT/tests/arch/t_pairs.c" "$ROOT/tests/arch/pair_arch.c" ||
+INTERNALS=1 build_prog t_pairs "$B/tests/arch/t_pairs" "$ROOT/tests/arch/t_pairs.c" "$ROOT/tests/arch/pair_arch.c" ||
     { expect t_pairs; exit 0; }
 run_cases t_pairs 60 "$B/tests/arch/t_pairs"

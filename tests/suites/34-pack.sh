@@ -29,7 +29,7 @@ if ! why=$(bash "$SRC/make-units.sh" "$FX" "$GCC" 2>&1); then
     exit 0
 fi
 # shellcheck disable=SC2086
-build_prog pack-build "$B/tests/pack/t_pack" "$SRC/t_pack.c" -- $TFLAGS || exit 0
+INTERNALS=1 build_prog pack-build "$B/tests/pack/t_pack" "$SRC/t_pack.c" -- $TFLAGS || exit 0
 for page in 4096 16384 65536; do
     # shellcheck disable=SC2086
     run_cases "t_pack-$page" 600 $RUN "$B/tests/pack/t_pack" "$FX" "$page" "$N"

@@ -33,5 +33,5 @@ if [ -z "$scan_name" ]; then
     fail "libsearch-fixture: no library with only libNAME.so.N installed found in /lib/$TRIPLET"
     exit 0
 fi
-build_prog t_libsearch "$B/t_libsearch" "$ROOT/tests/libsearch/t_libsearch.c" || { expect t_libsearch; exit 0; }
+INTERNALS=1 build_prog t_libsearch "$B/t_libsearch" "$ROOT/tests/libsearch/t_libsearch.c" || { expect t_libsearch; exit 0; }
 run_cases t_libsearch 60 "$B/t_libsearch" "$script_name" "$scan_name"

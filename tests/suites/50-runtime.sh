@@ -34,7 +34,7 @@ if ! out=$(make -s --no-print-directory TARGET="$TARGET" SAN="$SAN" runtime-kern
     fail "runtime-build: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
     exit 0
 fi
-build_prog runtime-build-rt_test "$T/rt_test" tests/runtime/rt_test.c || exit 0
+INTERNALS=1 build_prog runtime-build-rt_test "$T/rt_test" tests/runtime/rt_test.c || exit 0
 if [ $full = 1 ]; then build_prog runtime-build-rt_load "$T/rt_load" tests/runtime/rt_load.c || exit 0; fi
 export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
 # Faults must kill the child (the negative controls), not be turned into ASan reports.

@@ -12,12 +12,18 @@
 #    libtvm_ffi dlopened after objrt's first use leaves objrt on its own core; Python with
 #    tvm_ffi imported before and after objrt prints what tvm-ffi prints loading the same
 #    source built as a .so (tvm_ffi.load_module).
+# Visibility (issue 38, item 4): libobjrt.a defines as global only what libobjrt.so exports
+# (the public API; its internal names are local), and a host defining a function named like
+# an internal one links statically with it (tests/ffi_order/clash.c; control: against
+# libobjrt_internal.a, the objects as compiled, the same link fails).
 . tests/lib.sh
 [ "$TARGET:$SAN" = x86_64: ] || exit 0
 D=$ROOT/tests/ffi_order
 B=$ROOT/$BUILD
 expect order-exports-bound-at-link order-capture-old-abi order-capture-ffi
 expect_harness order-exports-bound-control order-capture-old-abi-control-crashes order-capture-ffi-control-crashes
+expect visibility-archive-public-only visibility-host-internal-name-no-clash
+expect_harness visibility-internal-archive-control visibility-clash-control
 expect order-sid-root order-real-c-tvm_ffi-first order-real-c-objrt-first order-real-c-dlopen-after-first-use \
     order-real-py-tvm_ffi-first order-real-py-objrt-first
 expect_harness order-real-c-tvm_ffi-first-control-crashes order-real-py-tvm_ffi-first-control-crashes
@@ -61,6 +67,27 @@ for k in old ffi; do
     if [ $rc = 134 ] && grep -q '^captured: ' <<<"$out"; then hpass "$name-control-crashes"
     else hfail "$name-control-crashes: without the flag: $(status_text $rc): $(oneline "$out")"; fi
 done
+
+# --- libobjrt.a: the public API only
+globals() { readelf -sW "$1" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" { print $8 }' | sort -u; }
+nm -D --defined-only "$B/libobjrt.so" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u >"$TMP/so-exports"
+globals "$B/libobjrt.a" >"$TMP/a-globals"; globals "$B/libobjrt_internal.a" >"$TMP/int-globals"
+if cmp -s "$TMP/so-exports" "$TMP/a-globals"; then
+    pass "visibility-archive-public-only ($(wc -l <"$TMP/a-globals") global names, as libobjrt.so exports)"
+else fail "visibility-archive-public-only: libobjrt.a vs libobjrt.so: $(diff "$TMP/so-exports" "$TMP/a-globals" | grep '^[<>]' | head -5 | tr '\n' ' ')"; fi
+n=$(comm -23 "$TMP/int-globals" "$TMP/so-exports" | wc -l)
+if [ "$n" -gt 100 ]; then hpass visibility-internal-archive-control
+else hfail "visibility-internal-archive-control: libobjrt_internal.a has only $n internal globals"; fi
+cl() { $GCC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -I"$ROOT/include" "$D/clash.c" "$1" -ldl -lpthread -ljansson -o "$2"; }
+if ! out=$(cl "$B/libobjrt.a" "$TMP/clash" 2>&1); then fail "visibility-host-internal-name-no-clash: $(oneline "$out")"
+else
+    out=$(timeout 60 "$TMP/clash" "$TMP/funcs.o" 2>&1); rc=$?
+    if [ $rc = 0 ] && [ "$out" = "host's objrt_strmap_find 42, test_add 30" ]; then pass visibility-host-internal-name-no-clash
+    else fail "visibility-host-internal-name-no-clash: $(status_text $rc): $(oneline "$out")"; fi
+fi
+if out=$(cl "$B/libobjrt_internal.a" "$TMP/clash2" 2>&1); then hfail "visibility-clash-control: linked against libobjrt_internal.a"
+elif grep -q "multiple definition of .objrt_strmap_find" <<<"$out"; then hpass visibility-clash-control
+else hfail "visibility-clash-control: $(oneline "$out")"; fi
 
 # --- the real tvm-ffi, in the sid root (copied in under $TMP: nothing to unmount)
 if ! R=$(bash "$ROOT/scripts/numba-root.sh" sid 2>"$TMP/root.err"); then

@@ -328,12 +328,16 @@ if exported_vs_headers "$B/libobjrt.so"; then
 else
     fail "exports-match-headers: < declared only, > exported only: $(grep '^[<>]' "$TMP/exports.diff" | head -8 | tr '\n' ' ')"
 fi
-# Negative control: the same objects linked without the version script export internals.
-gcc -shared -o "$TMP/libunversioned.so" -Wl,--whole-archive "$B/libobjrt.a" -Wl,--no-whole-archive -ldl -lpthread
-if ! exported_vs_headers "$TMP/libunversioned.so" && grep -q '^> objrt_fail$' "$TMP/exports.diff"; then
+# Negative control: the same objects linked without the version script, with one more
+# object defining a name no header declares (libobjrt's own internals are hidden: compiled
+# -fvisibility=hidden, local in libobjrt.a), must be caught.
+printf 'int objrt_planted_internal(void) { return 0; }\n' >"$TMP/planted.c"
+gcc -c -fPIC "$TMP/planted.c" -o "$TMP/planted.o"
+gcc -shared -o "$TMP/libunversioned.so" "$TMP/planted.o" -Wl,--whole-archive "$B/libobjrt.a" -Wl,--no-whole-archive -ldl -lpthread -ljansson
+if ! exported_vs_headers "$TMP/libunversioned.so" && grep -q '^> objrt_planted_internal$' "$TMP/exports.diff"; then
     pass "exports-negative-control-unversioned"
 else
-    fail "exports-negative-control-unversioned: the comparison did not catch objrt_fail"
+    fail "exports-negative-control-unversioned: the comparison did not catch objrt_planted_internal"
 fi
 
 soname=$(readelf -d "$B/libobjrt.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
