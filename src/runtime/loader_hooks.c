@@ -23,10 +23,11 @@ static const struct { const char *name; void *addr; } exported[] = {
     ENTRY(TVMFuncFree), ENTRY(TVMModFree),
 };
 
-/* DSO mode: the object defines these zero-initialised slots and calls through them. */
-static const objrt_provided dso_slots[] = {
-    {"__TVMFuncCall", (void *)TVMFuncCall},
-    {"__TVMAPISetLastError", (void *)TVMAPISetLastError},
+/* DSO mode: the object defines these zero-initialised slots and calls through them. The one
+ * list of them (modules.h): TVM-FFI units use the TVMBackend ones too (tvm_ffi/ffi_env.c). */
+const objrt_provided rt_dso_slots[] = {
+    {"__TVMFuncCall", (void *)TVMFuncCall},                /* the old ABI's own: */
+    {"__TVMAPISetLastError", (void *)TVMAPISetLastError},  /* RT_OLD_ONLY_SLOTS of them */
     {"__TVMBackendGetFuncFromEnv", (void *)TVMBackendGetFuncFromEnv},
     {"__TVMBackendAllocWorkspace", (void *)TVMBackendAllocWorkspace},
     {"__TVMBackendFreeWorkspace", (void *)TVMBackendFreeWorkspace},
@@ -81,8 +82,8 @@ static void rt_unload(objrt_unit *unit)
 static const objrt_provider runtime = {
     .name = "kernel runtime",
     .lookup = rt_lookup,
-    .slots = dso_slots,
-    .nslots = sizeof dso_slots / sizeof dso_slots[0],
+    .slots = rt_dso_slots,
+    .nslots = RT_NDSO_SLOTS,
     .before_init = rt_before_init,
     .after_init = rt_after_init,
     .unload = rt_unload,

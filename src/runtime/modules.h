@@ -3,6 +3,7 @@
 #define OBJRT_RT_MODULES_H
 
 #include <stdbool.h>
+#include "base/provider.h"
 #include "rt_internal.h"
 
 #pragma GCC visibility push(hidden)
@@ -61,6 +62,12 @@ int rt_crt_register(objrt_unit *unit, char *err, size_t errlen);
 /* The TVMBackendRegisterSystemLibSymbol registrations of unit's module (NULL: none): for
  * a provider above the runtime (tvm_ffi/), after the unit's constructors made them. */
 const rt_sym *rt_module_syms(objrt_unit *unit);
+/* loader_hooks.c: the DSO-mode slots ("__" + function) and objrt's value of each, in one
+ * list: the old ABI's own first (__TVMFuncCall, __TVMAPISetLastError), then the five
+ * __TVMBackend* ones that TVM-FFI units (0.22+) define too. */
+#define RT_NDSO_SLOTS 7
+#define RT_OLD_ONLY_SLOTS 2
+extern const objrt_provided rt_dso_slots[RT_NDSO_SLOTS];
 /* loader_hooks.c: register the runtime as a provider of the loader (base/provider.h), once;
  * a provider that must come after the runtime calls it before registering itself. */
 void rt_register_provider(void);

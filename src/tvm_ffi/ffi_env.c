@@ -570,26 +570,20 @@ void *rt_ffi_lookup(const char *name)
 /* objrt's value of DSO-mode slot `name` ("__" + function), or NULL when it is not one. */
 static void *default_slot(const char *name)
 {
-    static const struct { const char *slot; void *addr; } backend[] = {
-        {"__TVMBackendGetFuncFromEnv", (void *)TVMBackendGetFuncFromEnv},
-        {"__TVMBackendAllocWorkspace", (void *)TVMBackendAllocWorkspace},
-        {"__TVMBackendFreeWorkspace", (void *)TVMBackendFreeWorkspace},
-        {"__TVMBackendParallelLaunch", (void *)TVMBackendParallelLaunch},
-        {"__TVMBackendParallelBarrier", (void *)TVMBackendParallelBarrier},
-    };
-    for (size_t i = 0; i < sizeof backend / sizeof backend[0]; i++)
-        if (strcmp(name, backend[i].slot) == 0)
-            return backend[i].addr;
+    for (size_t i = RT_OLD_ONLY_SLOTS; i < RT_NDSO_SLOTS; i++)   /* the runtime's list */
+        if (strcmp(name, rt_dso_slots[i].name) == 0)
+            return rt_dso_slots[i].addr;
     return strncmp(name, "__TVMFFI", 8) == 0 ? rt_ffi_lookup(name + 2) : NULL;
 }
 
+/* The TVM-FFI slots; a TVM-FFI unit's TVMBackend slots are the runtime's (rt_dso_slots). */
 static const char *const ffi_slots[] = {
     "__TVMFFIFunctionCall", "__TVMFFIErrorSetRaisedFromCStr",
     "__TVMFFIErrorSetRaisedFromCStrParts", "__TVMFFIEnvModLookupFromImports",
-    "__TVMFFIHandleInitOnce", "__TVMBackendGetFuncFromEnv", "__TVMBackendAllocWorkspace",
-    "__TVMBackendFreeWorkspace", "__TVMBackendParallelLaunch", "__TVMBackendParallelBarrier",
+    "__TVMFFIHandleInitOnce",
 };
-#define NSLOTS (sizeof ffi_slots / sizeof ffi_slots[0])
+#define NFFI_SLOTS (sizeof ffi_slots / sizeof ffi_slots[0])
+#define NSLOTS (NFFI_SLOTS + RT_NDSO_SLOTS - RT_OLD_ONLY_SLOTS)
 
 /* The value for slot `name`: the host's registration, else objrt's. */
 static void *slot_value_locked(const char *name)
@@ -610,8 +604,10 @@ static int slots(objrt_unit *unit, int write, char *err, size_t errlen)
     for (ffi_reg *r = ctx_syms; r; r = r->next)
         n++;
     if ((names = calloc(n, sizeof *names))) {
-        for (; i < NSLOTS; i++)
+        for (; i < NFFI_SLOTS; i++)
             names[i] = ffi_slots[i];
+        for (size_t k = RT_OLD_ONLY_SLOTS; k < RT_NDSO_SLOTS; k++)
+            names[i++] = rt_dso_slots[k].name;
         for (ffi_reg *r = ctx_syms; r; r = r->next)
             names[i++] = r->name;             /* registrations are never freed */
     }
