@@ -104,6 +104,15 @@
  *     characters in names are written as \xHH).
  *
  *     A context may be used from several threads; loads are serialised per context.
+ *     Its lifecycle, which the Python package follows: objrt_free() closes the context
+ *     first (a call that starts after that fails with "context is closed"), then waits
+ *     for the calls already running on it in other threads; a load among them that it
+ *     overtook unloads what it made and returns NULL ("context is closed"); only then are
+ *     the units unloaded and the context freed. A call made once objrt_free() has
+ *     returned is undefined, as for free(); objrt_free() from inside a call on the same
+ *     context (a resolver, a constructor) never returns. objrt_unload() of one unit from
+ *     two threads at once unloads it once: one call returns 0, the other -1 (as for a
+ *     unit unloaded already) and touches nothing.
  *
  * RETURN VALUE
  *     objrt_new() returns NULL only when out of memory. objrt_load() and
@@ -123,8 +132,8 @@
  * NOTES (misuse, and inputs that change)
  *     objrt_unload() of a unit that is already unloaded returns -1 and touches nothing, as
  *     long as no later load was given the same address; every other use of a unit after
- *     its unload (objrt_unit_sym(), its code or data, objrt_unload() of one unit from two
- *     threads at once) is undefined, as for free(). A NULL unit or context gives -1/NULL.
+ *     its unload (objrt_unit_sym(), its code or data) is undefined, as for free(). A NULL
+ *     unit or context gives -1/NULL.
  *     objrt_load() fails with "a path is NULL" for a NULL entry of `paths`, and both loads
  *     fail for paths/inputs NULL or n == 0; objrt_load_memory() refuses an input with NULL
  *     data or size 0.

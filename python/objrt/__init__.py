@@ -108,7 +108,10 @@ class Context:
 
     Later loads bind to earlier units of the same context. A context lives as long as any
     of its units (each holds a reference); close() (or garbage collection) unloads what is
-    left. Safe to use from several threads: objrt serialises loads per context.
+    left. Safe to use from several threads: objrt serialises loads per context, and the
+    lifecycle is objrt_free's (objrt.h): close() stops new calls (they raise
+    LinkError("context is closed")), waits for the running ones, a load it overtook
+    unloads what it made and raises the same, and only then is the context freed.
 
     page_size: plan granule (0 = the system's, or 4096/16384/65536).
     constructors: False to skip the units' constructors and destructors.
@@ -129,6 +132,9 @@ class Context:
         self._resolver_error = threading.local()
         self._live = set()              # unit handles not yet unloaded (no weakrefs: the
                                         # collector clears those before running __del__)
+        self._cv = threading.Condition()  # guards _h, _live and _calls
+        self._calls = 0                 # calls into objrt running on this context
+        self._mine = threading.local()  # .depth: this thread's calls (close() inside one)
         opt = _lib.Options(page_size, 0 if constructors else 1, 1 if earlier_wins else 0,
                            1 if pack_small else 0)
         if _lib.objrt_set_options(h, ctypes.byref(opt)):
@@ -143,13 +149,46 @@ class Context:
             raise LinkError("context is closed")
         return self._h
 
-    def _error(self):
-        return (_lib.objrt_error(self._h) or b"").decode(errors="replace")
+    def _enter(self):
+        """Count a call into objrt (objrt_ctx_enter's rule): close() waits for it."""
+        with self._cv:
+            if not self._h:
+                raise LinkError("context is closed")
+            self._calls += 1
+            self._mine.depth = getattr(self._mine, "depth", 0) + 1
+            return self._h
 
-    def _fail(self, what=None):
+    def _leave(self):
+        with self._cv:
+            self._calls -= 1
+            self._mine.depth -= 1
+            if self._calls == 0:
+                self._cv.notify_all()
+
+    class _Call:
+        __slots__ = ("ctx", "h")
+
+        def __init__(self, ctx):
+            self.ctx = ctx
+
+        def __enter__(self):
+            self.h = self.ctx._enter()
+            return self.h
+
+        def __exit__(self, *exc):
+            self.ctx._leave()
+
+    def _call(self):
+        return Context._Call(self)
+
+    def _error(self, h=None):
+        """objrt_error() of handle h (the one a running call holds), else of ours."""
+        return (_lib.objrt_error(h or self._h) or b"").decode(errors="replace")
+
+    def _fail(self, h=None):
         err = getattr(self._resolver_error, "exc", None)
         self._resolver_error.exc = None
-        e = LinkError(self._error() or what or "objrt failed")
+        e = LinkError(self._error(h) or "objrt failed")
         if err is not None:
             raise e from err
         raise e
@@ -164,27 +203,36 @@ class Context:
         messages. Raises LinkError with objrt's message when the load fails; nothing of a
         failed load stays mapped.
         """
-        h = self._handle()
+        self._handle()
         if not inputs:
             raise LinkError("nothing to load")
         if all(isinstance(i, (str, os.PathLike)) for i in inputs):
             paths = [os.fsencode(i) for i in inputs]
             arr = (ctypes.c_char_p * len(paths))(*paths)
-            u = _lib.objrt_load(h, arr, len(paths))
-        else:
-            arr = (_lib.Input * len(inputs))()
-            keep = []
-            for k, item in enumerate(inputs):
-                name, data = self._input(k, item)
-                buf = ctypes.create_string_buffer(data, len(data)) if data else None
-                keep.append((name, buf))
-                arr[k] = _lib.Input(name, ctypes.cast(buf, ctypes.c_void_p) if buf else None,
-                                    len(data))
-            u = _lib.objrt_load_memory(h, arr, len(inputs))
+            with self._call() as h:
+                return self._adopt(h, _lib.objrt_load(h, arr, len(paths)))
+        arr = (_lib.Input * len(inputs))()
+        keep = []
+        for k, item in enumerate(inputs):
+            name, data = self._input(k, item)
+            buf = ctypes.create_string_buffer(data, len(data)) if data else None
+            keep.append((name, buf))
+            arr[k] = _lib.Input(name, ctypes.cast(buf, ctypes.c_void_p) if buf else None,
+                                len(data))
+        with self._call() as h:
+            return self._adopt(h, _lib.objrt_load_memory(h, arr, len(inputs)))
+
+    def _adopt(self, h, u):
+        """The unit a load returned, inside the call: a load that close() overtook leaves
+        nothing and raises LinkError("context is closed"), as objrt_load does."""
         if not u:
-            self._fail()
-        self._live.add(u)
-        return Unit(self, u)
+            self._fail(h)
+        with self._cv:
+            if self._h:
+                self._live.add(u)
+                return Unit(self, u)
+        _lib.objrt_unload(u)
+        raise LinkError("context is closed")
 
     @staticmethod
     def _input(k, item):
@@ -206,24 +254,26 @@ class Context:
         object is kept alive as long as the context, so a Python callback cannot be
         collected while loaded code may call it. Defining a name again replaces it."""
         addr = _address_of(target)
-        if _lib.objrt_define(self._handle(), _name_bytes(name), addr):
-            self._fail()
+        with self._call() as h:
+            if _lib.objrt_define(h, _name_bytes(name), addr):
+                self._fail(h)
         self._keep[_name_bytes(name)] = target
 
     def add_library(self, name: str) -> None:
         """Make a shared library's symbols available to later loads: a path, a soname
         ("libm.so.6") or a short name as for ``cc -l`` ("m")."""
-        if _lib.objrt_add_library(self._handle(), os.fsencode(name)):
-            self._fail()
+        with self._call() as h:
+            if _lib.objrt_add_library(h, os.fsencode(name)):
+                self._fail(h)
 
     def set_resolver(self, fn: Optional[Callable[[str], Optional[int]]]) -> None:
         """Consult ``fn(name) -> address or None`` for names nothing else defines (after
         the host and added libraries, before "undefined symbol"). It is called during
         load() on the loading thread; an exception it raises fails that load and becomes
         the LinkError's __cause__. None removes the resolver."""
-        h = self._handle()
         if fn is None:
-            _lib.objrt_set_resolver(h, _lib.RESOLVER(), None)
+            with self._call() as h:
+                _lib.objrt_set_resolver(h, _lib.RESOLVER(), None)
             self._resolver = None
             return
 
@@ -241,30 +291,41 @@ class Context:
                 return None
 
         tramp = _lib.RESOLVER(trampoline)
-        _lib.objrt_set_resolver(h, tramp, None)
+        with self._call() as h:
+            _lib.objrt_set_resolver(h, tramp, None)
         self._resolver = (fn, tramp)
 
     def sym(self, name: Union[str, bytes]) -> Optional[int]:
         """Address of a global symbol of any loaded unit (latest first) or of a defined
         name, or None."""
-        return _lib.objrt_sym(self._handle(), _name_bytes(name)) or None
+        with self._call() as h:
+            return _lib.objrt_sym(h, _name_bytes(name)) or None
 
     # -- lifetime -------------------------------------------------------------------------
     def memory(self) -> Memory:
         """Memory of the context's shared pages and kept reservations (objrt_memory_usage)
         as a Memory."""
         m = _lib.CMemory()
-        if _lib.objrt_memory_usage(self._handle(), ctypes.byref(m)):
-            raise LinkError("objrt_memory_usage failed")
+        with self._call() as h:
+            if _lib.objrt_memory_usage(h, ctypes.byref(m)):
+                raise LinkError("objrt_memory_usage failed")
         return Memory(*(getattr(m, f[0]) for f in _lib.CMemory._fields_))
 
     def close(self) -> None:
-        """Unload every unit still loaded and free the context."""
-        if not self._h:
-            return
-        self._live.clear()
-        _lib.objrt_free(self._h)            # unloads what is left, newest first
-        self._h = None
+        """Unload every unit still loaded and free the context: nothing new starts on it,
+        the calls running in other threads end first (a load among them raises
+        LinkError("context is closed") and leaves nothing). Idempotent; not from inside a
+        call on the context (a resolver, a constructor)."""
+        with self._cv:
+            if not self._h:
+                return
+            if getattr(self._mine, "depth", 0):
+                raise LinkError("close() from inside a call on the context")
+            h, self._h = self._h, None
+            while self._calls:
+                self._cv.wait()
+            self._live.clear()
+        _lib.objrt_free(h)                  # unloads what is left, newest first
         self._keep.clear()
         self._resolver = None
 
@@ -297,11 +358,13 @@ class Unit:
     @property
     def loaded(self) -> bool:
         """False once unloaded (explicitly, by a ``with`` block or by Context.close())."""
-        return bool(self._h) and self._h in self.context._live
+        h = self._h
+        return bool(h) and h in self.context._live
 
     def address(self, name: Union[str, bytes]) -> int:
         """Address (int) of a global definition of this unit; LinkError if it has none."""
-        p = _lib.objrt_unit_sym(self._handle(), _name_bytes(name))
+        with self.context._call():
+            p = _lib.objrt_unit_sym(self._handle(), _name_bytes(name))
         if not p:
             raise LinkError("no global symbol '%s' in this unit"
                             % _name_bytes(name).decode(errors="replace"))
@@ -336,16 +399,29 @@ class Unit:
         return _lib.objrt_unit_dependants(self._handle())
 
     def unload(self) -> None:
-        """Run destructors and return the unit's memory. Idempotent. Raises LinkError
-        (and stays loaded) while a later unit is bound to it: unload that one first."""
-        live = self.context._live
-        if not self._h or self._h not in live:  # unloaded, or freed with its context
+        """Run destructors and return the unit's memory. Idempotent, from any thread: of
+        two calls at once one unloads, the other returns at once. Raises LinkError (and
+        stays loaded) while a later unit is bound to it: unload that one first."""
+        ctx = self.context
+        with ctx._cv:                       # claimed by one caller, as objrt_unload does
+            h = self._h
+            if not h or h not in ctx._live or not ctx._h:
+                self._h = None              # unloaded, or freed with its context
+                return
+            ctx._live.discard(h)
+        try:
+            with ctx._call() as ctx_h:
+                if _lib.objrt_unload(h) == 0:
+                    self._h = None
+                    return
+                msg = ctx._error(ctx_h)
+        except LinkError:                   # closed meanwhile: objrt_free takes it
             self._h = None
             return
-        if _lib.objrt_unload(self._h):
-            raise LinkError(self.context._error())
-        live.discard(self._h)
-        self._h = None
+        with ctx._cv:
+            if ctx._h:
+                ctx._live.add(h)
+        raise LinkError(msg or "objrt_unload failed")
 
     def __enter__(self):
         return self

@@ -6,6 +6,7 @@
 #define OBJRT_BASE_CONTEXT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +94,10 @@ struct objrt_ctx {
     size_t nhost_addr, caphost_addr;
     unsigned long long host_adds, host_subs;
     bool closing;               /* objrt_free: unloads return memory at once */
+    /* The lifecycle (objrt.h, "Threads"): entry points count themselves in `calls` around
+     * their work; objrt_free sets `closed`, waits for `calls` to reach 0, then frees. */
+    atomic_bool closed;
+    atomic_uint calls;
     /* unitindex.c: the loaded units' names (newest definition first) and address ranges */
     struct objrt_namedef **name_buckets;
     size_t name_cap, name_count;
@@ -101,12 +106,21 @@ struct objrt_ctx {
     void *range_tree;           /* tsearch's root: the units' objrt_range, by address */
 };
 
+/* ---- calls on a context (its lifecycle) ---- */
+/* Count a call on ctx; false (uncounted, with "context is closed" recorded) once objrt_free
+ * has begun: nothing more may start on it. */
+bool objrt_ctx_enter(objrt_ctx *ctx);           /* registry.c */
+void objrt_ctx_leave(objrt_ctx *ctx);
+
 /* ---- the loaded units of the process (registry.c) ---- */
 int objrt_registry_add(objrt_unit *u);         /* 0, or -1 when out of memory */
 void objrt_registry_remove(objrt_unit *u);
 /* ctx's units, newest first: the one after `after` (NULL: the newest), or NULL. */
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after);
 bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
+/* u's context with a call counted on it (objrt_ctx_enter) when u is loaded now and the
+ * context open, else NULL; read under the registry's lock, so u is not freed meanwhile. */
+objrt_ctx *objrt_registry_enter(const objrt_unit *u);
 void *objrt_unit_lookup(const objrt_unit *u, const char *name);
 void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
 void *objrt_dso_handle_of(const void *pc);

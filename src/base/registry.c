@@ -65,6 +65,32 @@ bool objrt_registry_has(const objrt_unit *u)
     return in;
 }
 
+bool objrt_ctx_enter(objrt_ctx *ctx)
+{
+    atomic_fetch_add_explicit(&ctx->calls, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&ctx->closed, memory_order_seq_cst))
+        return true;
+    objrt_fail(ctx, "context is closed");
+    atomic_fetch_sub_explicit(&ctx->calls, 1, memory_order_release);
+    return false;
+}
+
+void objrt_ctx_leave(objrt_ctx *ctx)
+{
+    atomic_fetch_sub_explicit(&ctx->calls, 1, memory_order_release);
+}
+
+objrt_ctx *objrt_registry_enter(const objrt_unit *u)
+{
+    objrt_ctx *ctx = NULL;
+    pthread_mutex_lock(&lock);
+    for (const objrt_unit *v = newest; v && !ctx; v = v->next)
+        if (v == u && objrt_ctx_enter(u->ctx))
+            ctx = u->ctx;
+    pthread_mutex_unlock(&lock);
+    return ctx;
+}
+
 objrt_unit *objrt_registry_next(objrt_ctx *ctx, const objrt_unit *after)
 {
     pthread_mutex_lock(&lock);

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "loader/pipeline.h"
 #include "finish/finish.h"
@@ -34,16 +35,48 @@ objrt_ctx *objrt_new(void)
     return ctx;
 }
 
+/* A call on the context (context.h, objrt_ctx_enter) holding its lock; -1 when it is
+ * closed. Every entry point that takes the lock goes through begin/end. */
+static int begin(objrt_ctx *ctx)
+{
+    if (!objrt_ctx_enter(ctx))
+        return -1;
+    pthread_mutex_lock(&ctx->lock);
+    return 0;
+}
+
+static void end(objrt_ctx *ctx)
+{
+    pthread_mutex_unlock(&ctx->lock);
+    objrt_ctx_leave(ctx);
+}
+
+static int unload_locked(objrt_unit *u)
+{
+    int rc = objrt_deps_check_unload(u);    /* a later unit still calls or reads into it */
+    if (rc == 0)
+        objrt_pipeline_unload(u);
+    return rc;
+}
+
+/* Closed first, so nothing more starts; then the calls already running (a load in
+ * another thread) end: a load it overtook unloads what it made and fails. Only then is
+ * anything taken apart. */
 void objrt_free(objrt_ctx *ctx)
 {
     if (!ctx)
         return;
+    atomic_store(&ctx->closed, true);
+    while (atomic_load(&ctx->calls) != 0)
+        nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
     objrt_fork_untrack(ctx);
     ctx->closing = true;                            /* no unit's pages are kept now */
     objrt_spares_release(ctx);
     objrt_gdbjit_spare_release(ctx);
+    pthread_mutex_lock(&ctx->lock);
     for (objrt_unit *u; (u = objrt_registry_next(ctx, NULL));)
-        objrt_unload(u);
+        unload_locked(u);
+    pthread_mutex_unlock(&ctx->lock);
     for (size_t i = 0; i < ctx->nlibs; i++)
         dlclose(ctx->libs[i]);
     free(ctx->libs);
@@ -66,9 +99,10 @@ int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt)
     size_t ps = opt->page_size;
     if (ps && ps != 4096 && ps != 16384 && ps != 65536)
         return objrt_fail(ctx, "page size %zu: use 4096, 16384 or 65536", ps);
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return -1;
     ctx->opt = *opt;
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     return 0;
 }
 
@@ -99,9 +133,10 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr)
         return ctx ? objrt_fail(ctx, "objrt_define: empty name") : -1;
     if (!addr)      /* NULL would read as "not defined here": the lookup would go on */
         return objrt_fail(ctx, "objrt_define: '%s' given a NULL address", name);
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return -1;
     int rc = define_locked(ctx, name, addr);
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     return rc;
 }
 
@@ -112,13 +147,16 @@ int objrt_add_library(objrt_ctx *ctx, const char *name)
     void *h = objrt_lib_open(name);
     if (!h)
         return objrt_fail(ctx, "library '%s': %s", name, dlerror());
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx)) {
+        dlclose(h);
+        return -1;
+    }
     void **v = objrt_grow(ctx, ctx->libs, &ctx->caplibs, ctx->nlibs + 1, sizeof *v, 4);
     if (v) {
         ctx->libs = v;
         v[ctx->nlibs++] = h;
     }
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     if (!v)
         dlclose(h);
     return v ? 0 : -1;
@@ -128,10 +166,11 @@ int objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data)
 {
     if (!ctx)
         return -1;
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return -1;
     ctx->resolver = fn;
     ctx->resolver_data = data;
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     return 0;
 }
 
@@ -149,9 +188,15 @@ static objrt_unit *load(objrt_ctx *ctx, const char *const *paths, const objrt_in
         objrt_fail(ctx, "nothing to load");
         return NULL;
     }
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return NULL;
     objrt_unit *u = objrt_pipeline_load(ctx, paths, inputs, n);
-    pthread_mutex_unlock(&ctx->lock);
+    if (u && atomic_load(&ctx->closed)) {       /* objrt_free is waiting: hand out nothing */
+        unload_locked(u);
+        objrt_fail(ctx, "context is closed");
+        u = NULL;
+    }
+    end(ctx);
     return u;
 }
 
@@ -165,16 +210,18 @@ objrt_unit *objrt_load_memory(objrt_ctx *ctx, const objrt_input *inputs, size_t 
     return load(ctx, NULL, inputs, n, "objrt_load_memory: no inputs");
 }
 
+/* Unloaded already, or by another thread first: -1, and u is never read (its context is
+ * found through the registry, and it is looked for again under the context's lock). */
 int objrt_unload(objrt_unit *u)
 {
-    if (!u || !objrt_registry_has(u))   /* unloaded already: never read the pointer */
+    objrt_ctx *ctx = u ? objrt_registry_enter(u) : NULL;
+    int rc = -1;
+    if (!ctx)
         return -1;
-    objrt_ctx *ctx = u->ctx;
     pthread_mutex_lock(&ctx->lock);
-    int rc = objrt_deps_check_unload(u);    /* a later unit still calls or reads into it */
-    if (rc == 0)
-        objrt_pipeline_unload(u);
-    pthread_mutex_unlock(&ctx->lock);
+    if (objrt_registry_has(u))
+        rc = unload_locked(u);
+    end(ctx);
     return rc;
 }
 
@@ -182,12 +229,13 @@ void *objrt_sym(objrt_ctx *ctx, const char *name)
 {
     if (!ctx || !name)
         return NULL;
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return NULL;
     objrt_strkey k = objrt_strkey_of(name);
     void *p = objrt_sym_loaded(ctx, &k);
     if (!p)
         objrt_fail(ctx, "undefined symbol: %s", name);
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     return p;
 }
 
@@ -195,11 +243,12 @@ void *objrt_unit_sym(objrt_unit *u, const char *name)
 {
     if (!u || !name)
         return NULL;
-    pthread_mutex_lock(&u->ctx->lock);
+    if (begin(u->ctx))
+        return NULL;
     void *p = objrt_unit_lookup(u, name);
     if (!p)
         objrt_fail(u->ctx, "undefined symbol: %s", name);
-    pthread_mutex_unlock(&u->ctx->lock);
+    end(u->ctx);
     return p;
 }
 
@@ -216,9 +265,10 @@ int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out)
     if (!ctx || !out)
         return -1;
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&ctx->lock);
+    if (begin(ctx))
+        return -1;
     objrt_arena_usage(ctx, out);
     objrt_spares_usage(ctx, out);
-    pthread_mutex_unlock(&ctx->lock);
+    end(ctx);
     return 0;
 }

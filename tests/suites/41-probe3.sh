@@ -17,6 +17,19 @@ if $GCC -O2 -fPIC -I"$ROOT/include" -c "$P/ffi_unit.c" -o ffi_unit.o 2>cc.err &&
 else
     fail "long-names: fixtures: $(head -n 2 cc.err | tr '\n' ' ')"
 fi
+# ---- items 2 and 3: one lifecycle (Context.close during loads, Unit.unload from two threads)
+if $GCC -O2 -fPIC -c "$P/life_unit.c" -o life_unit.o 2>cc.err &&
+   build_prog lifecycle-c "$B/tests/probe3/t_life" "$P/t_life.c"; then
+    run_cases t_life 120 "$B/tests/probe3/t_life" life_unit.o
+else
+    fail "lifecycle-c: fixture: $(head -n 2 cc.err | tr '\n' ' ')"
+fi
+# Python without sanitizers (their runtimes would have to be preloaded into python3).
+if [ -z "$SAN" ]; then
+    PYTHONPATH=$ROOT/python:$ROOT/tests/python OBJRT_LIBRARY=$B/libobjrt.so \
+        run_cases lifecycle 300 /usr/bin/python3 "$P/lifecycle.py" "$TMP"
+fi
+
 # ---- objrt_num_threads() counts the threads that run, not the ones asked for ---------------
 build_prog num-threads "$B/tests/probe3/t_threads" "$P/t_threads.c" -- -Wl,--wrap=pthread_create &&
     run_cases t_threads 60 "$B/tests/probe3/t_threads"
