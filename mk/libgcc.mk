@@ -4,5 +4,5 @@
 LIBGCC_DEFAULT := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
 $(BUILD)/obj/src/symbols/libgcc.o: CFLAGS += -DOBJRT_LIBGCC_DEFAULT='"$(LIBGCC_DEFAULT)"'
 ifeq ($(TARGET),aarch64)
-$(BUILD)/obj/src/symbols/atomics_aarch64.o: CFLAGS += -mno-outline-atomics
+$(BUILD)/obj/src/arch/atomics_aarch64.o: CFLAGS += -mno-outline-atomics
 endif

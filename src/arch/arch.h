@@ -145,6 +145,21 @@ struct objrt_arch {
     int (*find_partner)(const objrt_howto *h, const objrt_pair_query *q, size_t *partner,
                         char *why, size_t len);
     uint64_t (*pair_value)(const objrt_pair_end *site, const objrt_pair_end *partner);
+
+    /* ---- the host: what running code of this machine in this process asks for. Generic
+     * code asks these, never which architecture it was compiled for; a backend sets the
+     * ones that read the machine's own state only in the build for that machine. */
+    /* Code written through a second mapping of its page (the arena's alias) is mapped
+     * again in the execution view before it runs: qemu-user, the usual way to run this
+     * machine's code elsewhere, keeps its translation of a page it ran until the page is
+     * mapped again (hardware needs only the cache flush; mapping again changes nothing). */
+    bool remap_written_code;
+    /* The address of a helper the machine's compiler calls by name that neither the
+     * host's libraries nor libgcc_s export (AArch64: gcc's outline atomics, libgcc.a
+     * only), or NULL; NULL: none. Asked last, for names still undefined. */
+    void *(*host_helper)(const char *name);
+    /* The interrupted pc in a signal handler's ucontext_t (debug/crash.c), or NULL. */
+    uintptr_t (*context_pc)(const void *ucontext);
 };
 
 /* The description of relocation `type`, or NULL when the backend does not know it. */
@@ -168,6 +183,8 @@ const struct objrt_arch *objrt_arch_for_machine(uint16_t machine);
  * start: a load takes its backend once, from its first object. Returns 0, or -1 when the
  * list is full. */
 #define OBJRT_ARCH_SLOTS 4
+/* atomics_aarch64.c: gcc's AArch64 outline atomics by name (objrt_arch_aarch64.host_helper). */
+void *objrt_aarch64_outline_atomic(const char *name);
 int objrt_arch_register(const struct objrt_arch *a);
 /* The backend for the machine whose code this process can run (from the list: a
  * registered one for that machine serves every objrt_load). */

@@ -11,6 +11,7 @@
  * only place bits.
  */
 #include <string.h>
+#include <ucontext.h>
 
 #include <elf.h>
 
@@ -223,6 +224,16 @@ static int64_t aarch64_slot_addend(const objrt_howto *h, int64_t addend)
     return addend;
 }
 
+#if defined(__aarch64__)        /* a ucontext_t is this build's own machine's */
+static uintptr_t aarch64_context_pc(const void *ucontext)
+{
+    return (uintptr_t)((const ucontext_t *)ucontext)->uc_mcontext.pc;
+}
+#define AARCH64_CONTEXT_PC aarch64_context_pc
+#else
+#define AARCH64_CONTEXT_PC NULL
+#endif
+
 /* User space: objrt stays below 2^47 here too, inside the 48-bit window Linux maps by
  * default (and inside what qemu-user offers on an x86_64 host). */
 const struct objrt_arch objrt_arch_aarch64 = {
@@ -233,4 +244,6 @@ const struct objrt_arch objrt_arch_aarch64 = {
     .write = aarch64_write, .emit_stub = aarch64_emit_stub, .slot_addend = aarch64_slot_addend,
     .dyn_dtpmod = R_AARCH64_TLS_DTPMOD, .dyn_dtpoff = R_AARCH64_TLS_DTPREL,
     .dyn_tpoff = R_AARCH64_TLS_TPREL, .dyn_tlsdesc = R_AARCH64_TLSDESC,
+    .remap_written_code = true, .host_helper = objrt_aarch64_outline_atomic,
+    .context_pc = AARCH64_CONTEXT_PC,
 };

@@ -4,6 +4,7 @@
  * table carries the meaning (formula from the psABI's "Relocation Types" table).
  */
 #include <string.h>
+#include <ucontext.h>
 
 #include <elf.h>
 
@@ -74,6 +75,16 @@ static int64_t x86_64_slot_addend(const objrt_howto *h, int64_t addend)
     return 0;
 }
 
+#if defined(__x86_64__)         /* a ucontext_t is this build's own machine's */
+static uintptr_t x86_64_context_pc(const void *ucontext)
+{
+    return (uintptr_t)((const ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+}
+#define X86_64_CONTEXT_PC x86_64_context_pc
+#else
+#define X86_64_CONTEXT_PC NULL
+#endif
+
 /* User space ends at 2^47 with 4-level paging (and 5-level paging maps above it only on
  * request). */
 const struct objrt_arch objrt_arch_x86_64 = {
@@ -84,4 +95,5 @@ const struct objrt_arch objrt_arch_x86_64 = {
     .write = x86_64_write, .emit_stub = x86_64_emit_stub, .slot_addend = x86_64_slot_addend,
     .dyn_dtpmod = R_X86_64_DTPMOD64, .dyn_dtpoff = R_X86_64_DTPOFF64,
     .dyn_tpoff = R_X86_64_TPOFF64, .dyn_tlsdesc = R_X86_64_TLSDESC,
+    .context_pc = X86_64_CONTEXT_PC,
 };

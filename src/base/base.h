@@ -15,12 +15,13 @@
 #define OBJRT_NONE UINT32_MAX
 /* Bounds on what an input may ask for. Each section or COMMON symbol: at most
  * OBJRT_MAX_SECTION bytes aligned to at most OBJRT_MAX_ALIGN (parse.c). The whole unit: every
- * size and offset sum of the plan is formed with overflow builtins and refused past
- * OBJRT_MAX_UNIT, the user address space; no sum can wrap however many sections and
- * inputs there are (the section count itself is not bounded: e_shnum = 0 escapes 2^16). */
+ * size and offset sum of the plan is formed with overflow builtins and refused past the
+ * top of the user address space the architecture's backend gives (objrt_arch.user_top:
+ * 2^47 for x86_64 and AArch64 as objrt places them, 2^38 for Sv39 RISC-V); no sum can
+ * wrap however many sections and inputs there are (the section count itself is not
+ * bounded: e_shnum = 0 escapes 2^16). */
 #define OBJRT_MAX_ALIGN   ((uint64_t)1 << 30)
 #define OBJRT_MAX_SECTION ((uint64_t)1 << 40)
-#define OBJRT_MAX_UNIT    ((uint64_t)1 << 47)
 
 /* ---- errors (error.c) ---- */
 /* Record the calling thread's error on ctx; always returns -1 for `return objrt_fail(...)`. */

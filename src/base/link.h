@@ -136,7 +136,7 @@ typedef struct objrt_plan {
     bool internal_stubs;                 /* the unit may exceed the direct branch reach */
     size_t page;                         /* granule every group starts on */
     uint64_t span;                       /* sum of every item's size and alignment so far:
-                                            bounds every offset, kept <= OBJRT_MAX_UNIT */
+                                            bounds every offset, kept <= the arch's user_top */
     uint64_t base_align;                 /* the base must honour the largest alignment */
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     uint64_t total;                      /* the reservation, exactly */

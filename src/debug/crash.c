@@ -13,6 +13,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "base/escape.h"
 #include "debug/unitinfo.h"
 #include "symbols/symbols.h"
@@ -36,16 +37,8 @@ static const char *signal_name(int sig, char *buf, size_t len)
 
 static uintptr_t context_pc(const void *ucontext)
 {
-    const ucontext_t *uc = ucontext;
-    if (!uc)
-        return 0;
-#if defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.pc;
-#else
-    return 0;
-#endif
+    const objrt_arch *a = objrt_host_arch();
+    return ucontext && a && a->context_pc ? a->context_pc(ucontext) : 0;
 }
 
 /* "k.o:deref+0x4", "libc.so.6(abort+0x22)" or the bare address. A return address is

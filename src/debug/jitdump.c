@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "base/escape.h"
 #include "debug/unitinfo.h"
 
@@ -71,11 +72,7 @@ static int jd_open(pid_t pid)
     if (fd < 0)
         return -1;
     jd_file_header h = { JITDUMP_MAGIC, JITDUMP_VERSION, sizeof h,
-#if defined(__aarch64__)
-                         EM_AARCH64,
-#else
-                         EM_X86_64,
-#endif
+                         objrt_host_arch()->machine,
                          0, (uint32_t)pid, jd_now(), 0 };
     long page = sysconf(_SC_PAGESIZE);
     if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 ||

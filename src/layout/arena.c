@@ -465,26 +465,23 @@ void objrt_arena_close(const objrt_chunk c[GRP_COUNT])
     alias_prot(c, PROT_NONE);
 }
 
-/* AArch64: the execution view's pages under the new RX chunk mapped again from the file.
- * Hardware sees bytes written through the alias once the caches are flushed (protect.c),
- * but qemu-user keeps its translation of a page it ran before, ignores the flush and does
- * not see writes to the other mapping: it drops a translation when the guest maps the page
- * again. Mapping the same file page over it changes nothing else (same bytes, same
- * permissions), and a thread running a neighbour's code there never finds it unmapped. */
+/* Where the host's backend asks (objrt_arch.remap_written_code: AArch64), the execution
+ * view's pages under the new RX chunk mapped again from the file. Hardware sees bytes
+ * written through the alias once the caches are flushed (protect.c), but qemu-user keeps
+ * its translation of a page it ran before, ignores the flush and does not see writes to
+ * the other mapping: it drops a translation when the guest maps the page again. Mapping
+ * the same file page over it changes nothing else (same bytes, same permissions), and a
+ * thread running a neighbour's code there never finds it unmapped. */
 static int remap_code(const objrt_chunk *c)
 {
-#ifdef __aarch64__
     arena_block *b = c->size ? c->block : NULL;
-    if (!b)
+    if (!b || !objrt_host_arch()->remap_written_code)
         return 0;
     size_t sys = (size_t)sysconf(_SC_PAGESIZE);
     uint64_t lo = objrt_page_down(c->addr, sys), hi = objrt_align_up(c->addr + c->size, sys);
     if (mmap((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED,
              b->fd, (off_t)(lo - (uintptr_t)b->exec)) == MAP_FAILED)
         return -1;
-#else
-    (void)c;
-#endif
     return 0;
 }
 

@@ -46,11 +46,12 @@ static int group_of(const Elf64_Shdr *s)
     return (s->sh_flags & SHF_WRITE) ? GRP_RW : GRP_R;
 }
 
-/* *acc += v, false when that wraps or passes OBJRT_MAX_UNIT. */
-static bool plan_add(uint64_t *acc, uint64_t v)
+/* *acc += v, false when that wraps or passes top (the backend's user_top: no unit is
+ * larger than the address space it must fit in). */
+static bool plan_add(uint64_t *acc, uint64_t v, uint64_t top)
 {
     uint64_t sum;
-    if (__builtin_add_overflow(*acc, v, &sum) || sum > OBJRT_MAX_UNIT)
+    if (__builtin_add_overflow(*acc, v, &sum) || sum > top)
         return false;
     *acc = sum;
     return true;
@@ -73,7 +74,7 @@ static int too_large(objrt_link *l, const objrt_item *it)
     item_name(l, it, what, sizeof what);
     return objrt_fail(l->ctx, "%s: 0x%llx bytes aligned to 0x%llx take the unit past 0x%llx "
                       "bytes (the user address space)", what, (unsigned long long)it->size,
-                      (unsigned long long)it->align, (unsigned long long)OBJRT_MAX_UNIT);
+                      (unsigned long long)it->align, (unsigned long long)l->arch->user_top);
 }
 
 /* Every item enters the plan here, so the span check bounds all later offset arithmetic
@@ -85,7 +86,8 @@ static int add_item(objrt_link *l, objrt_item it)
     objrt_plan *p = &l->plan;
     it.zero = it.kind == IT_COMMON ||
               (it.kind == IT_SECTION && l->objs[it.obj]->sh[it.shndx].sh_type == SHT_NOBITS);
-    if (!plan_add(&p->span, it.size) || !plan_add(&p->span, it.align))
+    if (!plan_add(&p->span, it.size, l->arch->user_top) ||
+        !plan_add(&p->span, it.align, l->arch->user_top))
         return too_large(l, &it);
     objrt_item *v = objrt_grow(l->ctx, p->items, &p->capitems, p->nitems + 1, sizeof *v, 64);
     if (!v)
@@ -286,16 +288,17 @@ static int add_common(objrt_link *l, uint32_t g)
                                      .size = s->size, .align = s->common_align });
 }
 
-/* The single placement rule: align the cursor, place, advance. False past OBJRT_MAX_UNIT
- * (add_item's span check makes that unreachable; the check keeps it true by construction). */
-static bool plan_item(uint64_t *cursor, uint64_t size, uint64_t align, uint64_t *off)
+/* The single placement rule: align the cursor, place, advance. False past top (add_item's
+ * span check makes that unreachable; the check keeps it true by construction). */
+static bool plan_item(uint64_t *cursor, uint64_t size, uint64_t align, uint64_t *off,
+                      uint64_t top)
 {
     uint64_t at = *cursor;
-    if (!plan_add(&at, align - 1))
+    if (!plan_add(&at, align - 1, top))
         return false;
     at &= ~(align - 1);
     *off = at;
-    if (!plan_add(&at, size))
+    if (!plan_add(&at, size, top))
         return false;
     *cursor = at;
     return true;
@@ -314,20 +317,20 @@ static size_t bucket_of(const objrt_item *it) { return 2 * (size_t)it->group + i
 static int place_buckets(objrt_link *l, const size_t *order, const size_t at[BUCKETS + 1])
 {
     objrt_plan *p = &l->plan;
-    uint64_t cursor = 0;
+    uint64_t cursor = 0, top = l->arch->user_top;
     for (int grp = 0; grp <= GRP_COUNT; grp++) {
         uint64_t start;
-        if (!plan_item(&cursor, 0, p->page, &start))
+        if (!plan_item(&cursor, 0, p->page, &start, top))
             return objrt_fail(l->ctx, "the unit is larger than 0x%llx bytes",
-                              (unsigned long long)OBJRT_MAX_UNIT);
+                              (unsigned long long)top);
         if (grp == GRP_COUNT) {
             p->total = start;
             break;
         }
         for (size_t j = at[2 * grp]; j < at[2 * grp + 2]; j++) {
             objrt_item *it = &p->items[order[j]];
-            if (!plan_item(&cursor, it->size, it->align, &it->off) ||
-                !plan_add(&p->used, it->size))
+            if (!plan_item(&cursor, it->size, it->align, &it->off, top) ||
+                !plan_add(&p->used, it->size, top))
                 return too_large(l, it);
         }
         p->group_off[grp] = start;
@@ -387,7 +390,7 @@ static int assign_packed(objrt_link *l)
                 objrt_item *it = &p->items[i];
                 if (it->group != grp || it->zero != (bool)zero)
                     continue;
-                if (!plan_item(&cursor, it->size, it->align, &it->off))
+                if (!plan_item(&cursor, it->size, it->align, &it->off, l->arch->user_top))
                     return too_large(l, it);
                 align[grp] = it->align > align[grp] ? it->align : align[grp];
             }

@@ -51,6 +51,9 @@ void rt_futex_wake(atomic_int *word, int n)
     syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+/* The spin-wait hint is an instruction of each machine that C reaches only through a
+ * compiler intrinsic or an asm statement: the one place generic code names architectures,
+ * and an unknown one spins without the hint. */
 void rt_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

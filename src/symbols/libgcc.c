@@ -9,7 +9,7 @@
  * (OBJRT_LIBGCC_DEFAULT, mk/libgcc.mk); the environment variable OBJRT_LIBGCC overrides it
  * (a path, which must then be a readable regular file: the user chose it, so anything
  * else is an error when the search comes), or turns the search off ("" or "none"). Without it, AArch64 units still get
- * the outline atomics from objrt itself (atomics_aarch64.c).
+ * the outline atomics from objrt itself (arch/atomics_aarch64.c, the backend's host_helper).
  */
 #include <stdlib.h>
 #include <string.h>

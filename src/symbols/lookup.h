@@ -2,7 +2,7 @@
  * lookup.h - the places outside the unit a name is looked up in, in the documented order
  * (objrt.h): loaded units and objrt_define()d names, the host's libraries (host.c),
  * the functions objrt supplies (builtins.c), the compiler's helper library (libgcc.c,
- * atomics_aarch64.c); and the -l search of objrt_add_library (libsearch.c).
+ * arch/atomics_aarch64.c through the backend); and the -l search of objrt_add_library (libsearch.c).
  */
 #ifndef OBJRT_SYMBOLS_LOOKUP_H
 #define OBJRT_SYMBOLS_LOOKUP_H
@@ -35,13 +35,13 @@ void *objrt_libgcc_s(void);
 
 void *objrt_lib_open(const char *name);         /* objrt_add_library()'s search (libsearch.c) */
 
-/* The compiler's helper library (libgcc.c, atomics_aarch64.c). */
+/* The compiler's helper library (libgcc.c; what libgcc.a alone has: the backend's
+ * host_helper, arch/atomics_aarch64.c). */
 /* The libgcc.a to search, NULL when turned off or absent; *named: OBJRT_LIBGCC chose it. */
 const char *objrt_libgcc_path(bool *named);
 /* 1 when its symbol index names one of names, else 0; -1 (error recorded on ctx) when a
  * path OBJRT_LIBGCC named is not a readable regular file. */
 int objrt_libgcc_defines_any(objrt_ctx *ctx, const char *path, bool named,
                              const char *const *names, size_t n);
-void *objrt_outline_atomic(const char *name);
 
 #endif

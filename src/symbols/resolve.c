@@ -416,8 +416,8 @@ static int bind_outside(objrt_link *l, bool final)
         }
         objrt_strkey k = objrt_gsym_key(s);
         void *addr = objrt_lookup_external(l->ctx, &k);
-        if (!addr && final)
-            addr = objrt_outline_atomic(s->name);   /* AArch64, when libgcc.a is absent */
+        if (!addr && final && l->arch->host_helper)   /* when libgcc.a is absent */
+            addr = l->arch->host_helper(s->name);
         if (!addr && s->strong_ref) {
             missing = 1;
             if (final && nundef++ < UNDEF_LISTED)
