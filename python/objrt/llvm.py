@@ -22,6 +22,7 @@ unloads and when its last Pin goes.
 """
 import ctypes
 import os
+import atexit
 import struct
 import threading
 import weakref
@@ -52,6 +53,8 @@ class _Totals:
 
 totals = _Totals()
 _engines = weakref.WeakSet()
+_exiting = []                   # non-empty once the interpreter exits (atexit)
+atexit.register(_exiting.append, True)
 
 
 def mapped():
@@ -250,7 +253,9 @@ class ExecutionEngine:
     def _unpin(self, rec):
         with self._lock:
             rec.pins -= 1
-            if not rec.pins and rec in self._retired:
+            # At interpreter exit (atexit ran; later this module's globals are None), objects
+            # still alive may call pinned code from their destructors: nothing is unloaded.
+            if not rec.pins and rec in self._retired and _exiting == []:
                 self._collect()
 
     # -- compiling and linking -------------------------------------------------------------

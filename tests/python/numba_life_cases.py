@@ -236,3 +236,53 @@ def _():
     expect(rc == 0 and out.splitlines() == ["12.0 True", "True True",
                                             "unread cfunc unloaded True", "read cfunc kept True"],
            "rc=%d out=%r err=%r" % (rc, out, err[-400:]))
+
+
+# ---- the switches and what they report -----------------------------------------------------
+@case("numba-stats-releases-and-linking")
+def _():
+    # --stats: the releases, whether objrt linked numba's code, then the counters.
+    rc, out, err = on_objrt(SMALL)
+    import llvmlite
+    import numba
+    lines = [x for x in err.splitlines() if x.startswith("objrt.numba: ")]
+    expect(rc == 0 and len(lines) == 2 and lines[0] == (
+        "objrt.numba: numba %s, llvmlite %s, objrt linking numba's code: yes"
+        % (numba.__version__, llvmlite.__version__)) and units(err) > 0,
+        "rc=%d err=%r" % (rc, err[-400:]))
+
+
+@case("numba-enabled-only-when-linking")
+def _():
+    # enabled(): False before enable(), True after it when numba's target is still to be
+    # set up, False after an enable() that came too late (numba kept MCJIT; 0 units).
+    code = ("import warnings; warnings.simplefilter('ignore')\n"
+            "import numba, objrt.numba\nprint(objrt.numba.enabled())\n"
+            "numba.njit(lambda x: x)(1)\nobjrt.numba.enable()\nprint(objrt.numba.enabled())\n")
+    rc, out, err = py(code)
+    expect(rc == 0 and out.split() == ["False", "False"], "late: rc=%d %r %r" % (rc, out, err[-300:]))
+    code = ("import numba, objrt.numba, objrt.llvm\nobjrt.numba.enable()\n"
+            "print(objrt.numba.enabled())\nnumba.njit(lambda x: x)(1)\n"
+            "print(objrt.numba.enabled(), objrt.llvm.totals.units > 0)\n")
+    rc, out, err = py(code)
+    expect(rc == 0 and out.split() == ["True", "True", "True"], "early: rc=%d %r %r"
+           % (rc, out, err[-300:]))
+
+
+@case("numba-totals-repr")
+def _():
+    rc, out, err = py("import numba, objrt.numba, objrt.llvm\nobjrt.numba.enable()\n"
+                      "numba.njit(lambda x: x)(1)\nprint(objrt.llvm.totals)\n")
+    expect(rc == 0 and re.fullmatch(r"<objrt\.llvm\.totals units=[1-9]\d* relocations=\d+ "
+                                    r"reserved_bytes=\d+ used_bytes=\d+ unloaded=\d+>\n", out),
+           "rc=%d %r %r" % (rc, out, err[-300:]))
+
+
+@case("numba-main-module-without-m")
+def _():
+    # `python3 -m objrt.numba pytest x.py`: pytest is not a file; the message says -m.
+    r = subprocess.run([sys.executable, "-m", "objrt.numba", "pytest", "x.py"],
+                       capture_output=True, text=True, cwd=TMP, timeout=120)
+    expect(r.returncode == 2 and "can't open file 'pytest'" in r.stderr
+           and "python3 -m objrt.numba -m pytest x.py" in r.stderr and "Traceback" not in r.stderr,
+           "rc=%d %r" % (r.returncode, r.stderr[-300:]))

@@ -37,6 +37,54 @@ numba_tests() {
     "$PY" "$ROOT/tests/python/numba_compare.py" "$tag" "$wo/$tag.mcjit.json" "$wo/$tag.objrt.json" "$wo/$tag.objrt.log"
 }
 
+# ---- OBJRT_NUMBA=1 where users start Python ------------------------------------------------
+# switch_cases V PYV SW HOST XRUN...: installs the package as a user would, into the
+# directory SW as XRUN (a command prefix running a program in the release's system, host or
+# chroot) sees it, HOST as seen from here: `pip install ./python` (offline, the host's pip, --target
+# the venv's site-packages) into a venv with and without --system-site-packages, and `make
+# install` with PYSITE in a user site directory (PYTHONUSERBASE: like a venv's, it is on
+# sys.path before Debian's dist-packages). Each Python then starts with OBJRT_NUMBA=1: where
+# numba is importable its code must link through objrt, with nothing on stderr; in the venv
+# without it, the program runs and one line says why. Control: the probe without the
+# variable must see MCJIT.
+PROBE='import numba, sys
+print(numba.njit(lambda x: x + 1)(1), end=" ")
+m = sys.modules.get("objrt.numba"); l = sys.modules.get("objrt.llvm")
+print(bool(m and m.enabled()), bool(l and l.totals.units > 0))'
+switch_cases() {
+    local v=$1 pyv=$2 sw=$3 host=$4 out err; shift 4
+    expect "numba-$v-switch-venv-system-site" "numba-$v-switch-venv-alone" "numba-$v-switch-make-install"
+    expect_harness "numba-$v-switch-unset-control"
+    rm -rf "$host"; mkdir -p "$host"
+    for venv in vs vp; do
+        "$@" /usr/bin/python3 -m venv --without-pip $([ $venv = vs ] && echo --system-site-packages) "$sw/$venv" >"$host/$venv.log" 2>&1
+        (cd "$ROOT" && "$PY" -m pip install -q --no-index --no-build-isolation \
+            --target "$host/$venv/lib/python$pyv/site-packages" ./python) >>"$host/$venv.log" 2>&1
+    done
+    rm -rf "$ROOT/python/build" "$ROOT"/python/*.egg-info
+    make -C "$ROOT" --no-print-directory -s install PREFIX="$sw/usr" DESTDIR="${host%"$sw"}" \
+        PYSITE="$sw/ub/lib/python$pyv/site-packages" >"$host/inst.log" 2>&1
+    # probe NAME WANT-OUT ENV...: the probe in that Python must print WANT-OUT, stderr empty.
+    probe() {
+        local name=$1 want=$2; shift 2
+        out=$("${XRUN[@]}" env "$@" -c "$PROBE" 2>"$host/err") err=$(cat "$host/err")
+        if [ "$out" = "$want" ] && [ -z "$err" ]; then pass "$name"
+        else fail "$name: got '$out', expected '$want'; stderr: $(oneline "$err") ($(oneline "$(cat "$host"/*.log)"))"; fi
+    }
+    XRUN=("$@"); probe "numba-$v-switch-venv-system-site" "2 True True" OBJRT_NUMBA=1 "$sw/vs/bin/python"
+    probe "numba-$v-switch-make-install" "2 True True" OBJRT_NUMBA=1 PYTHONUSERBASE="$sw/ub" /usr/bin/python3
+    out=$("$@" env OBJRT_NUMBA=1 "$sw/vp/bin/python" -c 'print("ran")' 2>"$host/err") err=$(cat "$host/err")
+    if [ "$out" = ran ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && \
+        [[ $err == "objrt.numba: not enabled (numba runs on MCJIT): OBJRT_NUMBA=1, but numba and llvmlite cannot be imported by $sw/vp/bin/python" ]]; then
+        pass "numba-$v-switch-venv-alone (one line: numba and llvmlite cannot be imported)"
+    else fail "numba-$v-switch-venv-alone: got '$out'; stderr: $(oneline "$err")"; fi
+    out=$("$@" "$sw/vs/bin/python" -c "$PROBE" 2>&1)
+    if [ "$out" = "2 False False" ]; then hpass "numba-$v-switch-unset-control"
+    else hfail "numba-$v-switch-unset-control: without OBJRT_NUMBA got '$out'"; fi
+}
+switch_cases 0.56 "$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "$TMP/sw-0.56" "$TMP/sw-0.56" \
+    env -C "$TMP" -u PYTHONPATH
+
 # ---- numba 0.56, the host's --------------------------------------------------------------
 run_cases life-0.56 1800 env -C "$TMP" PYTHONPATH="$ROOT/python:$ROOT/tests/python" \
     OBJRT_LIBRARY="$LIB" T_CASE_PREFIX=0.56- "$PY" "$ROOT/tests/python/numba_life_cases.py" "$TMP"
@@ -79,6 +127,8 @@ for rel in 0.61:trixie 0.65:sid; do
         continue
     fi
     got=$(rrun python3 -c 'import numba; print(numba.__version__)' 2>&1)
+    switch_cases "$v" "$(chroot "$R" python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" "$W/sw-$v" "$R$W/sw-$v" \
+        chroot "$R" env -C "$W" -u PYTHONPATH
     case $got in "$v".*) pass "$v-root (numba $got)" ;;
         *) fail "$v-root: expected numba $v in $R, got '$got'" ;; esac
     if [ "$v" = 0.65 ]; then

@@ -25,10 +25,19 @@ import threading
 import warnings
 import weakref
 
-from .. import llvm as _objrt_llvm
+
+
+def _llvm():
+    """objrt.llvm, imported when first needed: it imports llvmlite, which the objrt-numba.pth
+    hook must not do while site.py has not yet put Debian's dist-packages on sys.path."""
+    from .. import llvm
+    return llvm
+
+
 from ._passes import skip_declarations as _skip_declarations
 
-__all__ = ["enable", "enabled", "stats_line", "UnsupportedNumba", "UntestedNumba"]
+__all__ = ["enable", "enabled", "stats_line", "stats_lines", "UnsupportedNumba",
+           "UntestedNumba"]
 
 _state = {"enabled": False, "exiting": False}
 
@@ -168,7 +177,7 @@ _UFUNC_CODE = "numba.np.ufunc"
 
 
 def _pending_pin(addr):
-    p = _objrt_llvm.pin(addr)
+    p = _llvm().pin(addr)
     if p is not None:
         _PENDING[addr] = p
 
@@ -183,7 +192,7 @@ def _claim(addresses):
     taken some other way is pinned now)."""
     pins = []
     for a in addresses:
-        p = _PENDING.pop(a, None) or _objrt_llvm.pin(a)
+        p = _PENDING.pop(a, None) or _llvm().pin(a)
         if p is not None:
             pins.append(p)
     return pins
@@ -231,7 +240,7 @@ def _hook_cfunc(ccallback):
     def address(self):
         addr = orig.fget(self)
         if addr and self not in given:
-            p = _objrt_llvm.pin(addr)
+            p = _llvm().pin(addr)
             _keep_forever([p] if p is not None else [])
             given.add(self)
         return addr
@@ -240,7 +249,16 @@ def _hook_cfunc(ccallback):
 
 
 def _keep_handed_out():
-    """Install the hooks above (each only where numba has the place it hooks)."""
+    """Install the hooks above (each only where numba has the place it hooks), once numba
+    is imported: enable() may run while numba.core.codegen is being imported (the
+    OBJRT_NUMBA=1 hook), when numba's ufunc modules cannot be imported yet; then numba's
+    first JIT codegen (before anything is compiled) installs them."""
+    if _state.get("hooked"):
+        return
+    numba = sys.modules.get("numba")
+    if numba is None or getattr(getattr(numba, "__spec__", None), "_initializing", False):
+        return
+    _state["hooked"] = True
     from numba.core import ccallback
     from numba.np.ufunc import _internal, dufunc
     if callable(getattr(_internal, "fromfunc", None)):
@@ -264,7 +282,7 @@ class _Binding:
     @staticmethod
     def create_mcjit_compiler(module, target_machine, use_lmm=None):
         # use_lmm (llvmlite 0.42+): MCJIT's memory manager; objrt has its own.
-        return _objrt_llvm.ExecutionEngine(target_machine, module)
+        return _llvm().ExecutionEngine(target_machine, module)
 
 
 def _cpu_target_built():
@@ -308,6 +326,8 @@ def enable():
                 orig_init(self, llvm_module)
             finally:
                 codegen.ll, codegen.JitEngine = real_ll, real_engine
+        if keep:
+            _keep_handed_out()
 
     orig_add_module = codegen.JITCPUCodegen._add_module
     orig_get_pointer = codegen.JITCodeLibrary.get_pointer_to_function
@@ -359,10 +379,34 @@ def enable():
 
 
 def enabled():
-    """True once enable() ran."""
-    return _state["enabled"]
+    """True when numba's CPU JIT links through objrt: enable() ran, and numba's CPU target
+    either is not set up yet (it will be on objrt) or was set up on objrt. False after an
+    enable() that came too late (numba's target kept MCJIT)."""
+    if not _state["enabled"]:
+        return False
+    if not _cpu_target_built():
+        return True
+    from numba.core.registry import cpu_target
+    engine = getattr(cpu_target.target_context.codegen(), "_engine", None)
+    return type(engine).__name__ == "ObjrtJitEngine"
+
+
+def _release_of(name):
+    import sys
+    mod = sys.modules.get(name)
+    return getattr(mod, "__version__", "?") if mod else "not imported"
+
+
+def stats_lines():
+    """What --stats prints: the numba and llvmlite releases and whether objrt links numba's
+    code, then the totals over every unit objrt linked for numba in this process."""
+    return ["objrt.numba: numba %s, llvmlite %s, objrt linking numba's code: %s"
+            % (_release_of("numba"), _release_of("llvmlite"), "yes" if enabled() else "no"),
+            stats_line()]
 
 
 def stats_line():
-    """The --stats line: totals over every unit objrt linked for numba in this process."""
-    return _objrt_llvm.totals.line("objrt.numba")
+    """The --stats counters line: totals over every unit objrt linked for numba."""
+    if "objrt.llvm" not in sys.modules:     # nothing was linked (objrt.llvm never needed)
+        return "objrt.numba: units=0 relocations=0 reserved_bytes=0 used_bytes=0 unloaded=0"
+    return _llvm().totals.line("objrt.numba")

@@ -3,7 +3,8 @@
 Runs a program with numba's CPU JIT linking through objrt (objrt.numba.enable()), the way
 `python3 -m cProfile` runs one under the profiler; the program's own arguments are parsed
 as python3 parses them (-c, -m, a script; sys.argv as python3 sets it). With --stats,
-prints at exit one line on stderr:
+prints at exit two lines on stderr:
+  objrt.numba: numba <release>, llvmlite <release>, objrt linking numba's code: yes|no
   objrt.numba: units=<n> relocations=<n> reserved_bytes=<n> used_bytes=<n> unloaded=<n>
 """
 import atexit
@@ -11,7 +12,7 @@ import os
 import runpy
 import sys
 
-from . import UnsupportedNumba, enable, stats_line
+from . import UnsupportedNumba, enable, stats_lines
 
 USAGE = "usage: python3 -m objrt.numba [--stats] (-c COMMAND | -m MODULE | SCRIPT) [ARG...]"
 HELP = USAGE + """
@@ -19,7 +20,8 @@ HELP = USAGE + """
 Run a Python program with numba's CPU JIT linking through objrt instead of MCJIT
 (memory of dropped functions returned; on AArch64 code and data always within reach).
 
-  --stats       at exit print on stderr: objrt.numba: units=N relocations=N
+  --stats       at exit print on stderr the numba and llvmlite releases, whether
+                objrt linked numba's code, and objrt.numba: units=N relocations=N
                 reserved_bytes=N used_bytes=N unloaded=N
   -c COMMAND    run COMMAND (sys.argv[0] is '-c')
   -m MODULE     run library module MODULE as a script
@@ -74,9 +76,21 @@ def _parse(argv):
             return stats, kind, rest[0], rest[1:]
         elif a.startswith("-") and a != "-":
             return None, "Unknown option: %s\n%s" % (a, USAGE), 2, None
+        elif not os.path.exists(a):
+            return None, _no_script(a, argv[1:]), 2, None
         else:
             return stats, "script", a, argv[1:]
     return None, USAGE, 2, None
+
+
+def _no_script(name, rest):
+    """The message for a SCRIPT that is not a file; when it reads as a module name
+    (pytest, pkg.mod), the command that runs it as a module."""
+    msg = "python3 -m objrt.numba: can't open file %r: no such file" % name
+    if all(p.isidentifier() for p in name.split(".")) and not name.endswith(".py"):
+        msg += ("\nto run the module %s, use -m as with python3:  python3 -m objrt.numba -m %s"
+                % (name, " ".join([name] + rest)))
+    return msg
 
 
 def main(argv):
@@ -91,7 +105,7 @@ def main(argv):
         return 1
     _children_too()
     if stats:
-        atexit.register(lambda: print(stats_line(), file=sys.stderr, flush=True))
+        atexit.register(lambda: print("\n".join(stats_lines()), file=sys.stderr, flush=True))
     if kind == "c":
         sys.argv = ["-c"] + args
         sys.path.insert(0, "")
