@@ -51,9 +51,29 @@ static void end(objrt_ctx *ctx)
     objrt_ctx_leave(ctx);
 }
 
-static int unload_locked(objrt_unit *u)
+/* A thread_local object of the unit another running thread still holds: its destructor
+ * would run at that thread's exit, from code the unload removes (symbols/tls_dtors.c). */
+static int tls_refuse(objrt_unit *u, int n, void (*fn)(void *), void *obj)
 {
+    objrt_location loc = { 0 };
+    objrt_addr_info(u->ctx, (const void *)(uintptr_t)fn, &loc);
+    return objrt_fail(u->ctx, "%s: not unloaded: %d thread_local object%s of the unit belong%s "
+                      "to threads still running (the first at %p, destructor %s): its "
+                      "destructor runs at that thread's exit, from the unit's code; unload "
+                      "after those threads end (docs/limits.md)", objrt_unit_name(u), n,
+                      n == 1 ? "" : "s", n == 1 ? "s" : "", obj,
+                      loc.symbol ? loc.symbol : "(no symbol)");
+}
+
+/* force (objrt_free): other threads' thread_local destructors of the unit are dropped. */
+static int unload_locked(objrt_unit *u, bool force)
+{
+    void (*fn)(void *) = NULL;
+    void *obj = NULL;
     int rc = objrt_deps_check_unload(u);    /* a later unit still calls or reads into it */
+    int n = rc == 0 ? objrt_tls_dtors_unload(u->base, force, &fn, &obj) : 0;
+    if (n > 0)
+        return tls_refuse(u, n, fn, obj);
     if (rc == 0)
         objrt_pipeline_unload(u);
     return rc;
@@ -75,7 +95,7 @@ void objrt_free(objrt_ctx *ctx)
     objrt_gdbjit_spare_release(ctx);
     pthread_mutex_lock(&ctx->lock);
     for (objrt_unit *u; (u = objrt_registry_next(ctx, NULL));)
-        unload_locked(u);
+        unload_locked(u, true);
     pthread_mutex_unlock(&ctx->lock);
     for (size_t i = 0; i < ctx->nlibs; i++)
         dlclose(ctx->libs[i]);
@@ -192,7 +212,7 @@ static objrt_unit *load(objrt_ctx *ctx, const char *const *paths, const objrt_in
         return NULL;
     objrt_unit *u = objrt_pipeline_load(ctx, paths, inputs, n);
     if (u && atomic_load(&ctx->closed)) {       /* objrt_free is waiting: hand out nothing */
-        unload_locked(u);
+        unload_locked(u, true);
         objrt_fail(ctx, "context is closed");
         u = NULL;
     }
@@ -220,7 +240,7 @@ int objrt_unload(objrt_unit *u)
         return -1;
     pthread_mutex_lock(&ctx->lock);
     if (objrt_registry_has(u))
-        rc = unload_locked(u);
+        rc = unload_locked(u, false);
     end(ctx);
     return rc;
 }

@@ -51,6 +51,8 @@ void *objrt_builtin_lookup(const char *name)
         { "pthread_atfork", (void (*)(void))objrt_pthread_atfork },
         { "__pthread_atfork", (void (*)(void))objrt_pthread_atfork },
         { "__stack_chk_fail_local", objrt_stack_chk_fail_local },
+        { "__cxa_thread_atexit", (void (*)(void))objrt_thread_atexit },      /* tls_dtors.c */
+        { "__cxa_thread_atexit_impl", (void (*)(void))objrt_thread_atexit },
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(name, table[i].name) == 0)

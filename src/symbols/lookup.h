@@ -19,6 +19,14 @@ void *objrt_sym_loaded(objrt_ctx *ctx, const objrt_strkey *name);
 /* Functions objrt supplies that a static link takes from libc_nonshared (builtins.c). */
 void *objrt_builtin_lookup(const char *name);
 
+/* tls_dtors.c: C++ thread_local destructors of units. objrt_thread_atexit is the
+ * __cxa_thread_atexit units bind to (dso: the unit's __dso_handle, its base).
+ * objrt_tls_dtors_unload, before unit `dso` goes: the calling thread's destructors for it
+ * run now; returns how many other threads' are pending (the first in *fn and *obj), 0 when
+ * none. With `force` (objrt_free) it returns 0 and theirs are dropped, never called. */
+int objrt_thread_atexit(void (*fn)(void *), void *obj, void *dso);
+int objrt_tls_dtors_unload(void *dso, bool force, void (**fn)(void *), void **obj);
+
 /* Every place outside the unit, in the documented order (objrt.h). */
 void *objrt_lookup_external(objrt_ctx *ctx, const objrt_strkey *name);
 /* Does addr, the address `name` was bound to outside the unit, start a function (STT_FUNC

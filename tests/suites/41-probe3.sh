@@ -34,6 +34,21 @@ fi
 build_prog num-threads "$B/tests/probe3/t_threads" "$P/t_threads.c" -- -Wl,--wrap=pthread_create &&
     run_cases t_threads 60 "$B/tests/probe3/t_threads"
 
+# ---- C++ thread_local destructors of a unit: run before its code goes, or the unload refused
+expect "thread_local used by the main thread: unload runs its destructor, exit 0" \
+    "thread_local of a running thread: unload refused by name, then allowed"
+if g++ -O2 -fPIC -c "$P/tl_plugin.cpp" -o tl_plugin.o 2>cc.err &&
+   build_prog thread-local "$B/tests/probe3/tl_host" "$P/tl_host.c"; then
+    expect_status "thread_local used by the main thread: unload runs its destructor, exit 0" 0 \
+        timeout 60 "$B/tests/probe3/tl_host" main tl_plugin.o
+    out=$(timeout 60 "$B/tests/probe3/tl_host" thread tl_plugin.o 2>&1); rc=$?
+    if [ $rc -eq 0 ] && grep -q "not unloaded: 1 thread_local object .*destructor _ZN7CountedD" <<<"$out"
+    then pass "thread_local of a running thread: unload refused by name, then allowed"
+    else fail "thread_local of a running thread: unload refused by name, then allowed: $(status_text $rc): $(oneline "$out")"; fi
+else
+    fail "thread_local used by the main thread: unload runs its destructor, exit 0: fixture: $(head -n 2 cc.err | tr '\n' ' ')"
+fi
+
 # ---- names called as code: registrations go through the same check as symbols -------------
 # Old TVM's system-lib output registers __tvm_module_ctx (data) beside its kernels.
 expect "call -f a registered data object" "call -f a registered read-only table" \
