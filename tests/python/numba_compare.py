@@ -1,7 +1,8 @@
 """Compare two numba_run.py results.
-    python3 numba_compare.py NAME MCJIT.json OBJRT.json STATS
-Prints PASS when every test has the same outcome under both JITs, the MCJIT run used MCJIT,
-the objrt run used none, and the --stats line (in file STATS) shows units linked.
+    python3 numba_compare.py NAME MCJIT.json OBJRT.json STATS [PREFIX]
+Prints PASS when every test (whose id starts with PREFIX, if given) has the same outcome
+under both JITs, the MCJIT run used MCJIT, the objrt run used none, and the --stats line (in
+file STATS) shows units linked.
     python3 numba_compare.py --full MODULE PREFIX MCJIT_S OBJRT_S RELEASE VERSION KNOWN
 One line of `make check-numba-full`'s table (tests/python/numba_full.sh) from PREFIX.mcjit.json,
 PREFIX.objrt.json, their .rc and .log files: each run's tests, failures, errors and skips and
@@ -26,12 +27,15 @@ def load(path):
 
 def pair():
     name, mc_path, ob_path, stats_path = sys.argv[1:5]
+    prefix = sys.argv[5] if len(sys.argv) > 5 else ""
     mc, ob = json.load(open(mc_path)), json.load(open(ob_path))
     why = []
     if mc.pop("_mcjit_engines") == 0:
         why.append("the MCJIT run created no MCJIT engine")
     if ob.pop("_mcjit_engines") != 0:
         why.append("the objrt run created an MCJIT engine")
+    mc = {t: v for t, v in mc.items() if t.startswith(prefix)}
+    ob = {t: v for t, v in ob.items() if t.startswith(prefix)}
     if not mc:
         why.append("no test ran")
     diff = sorted(t for t in set(mc) | set(ob) if mc.get(t) != ob.get(t))

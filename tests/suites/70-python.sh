@@ -1,11 +1,12 @@
 # Python: the objrt package (ctypes over libobjrt.so), objrt.llvm's engine, numba on objrt.
 # x86_64 without sanitizers only (the ASan/TSan runtimes would have to be preloaded into
-# python3). numba's own test modules run under MCJIT and under `python3 -m objrt.numba`:
-# every test must have the same outcome. Twice: with the host's numba (Debian 12, 0.56) and
-# with Debian 13's numba 0.61 in the root scripts/numba-root.sh builds (chroot; cached in
-# /var/cache/objrt, built once in about 1.5 minutes). The quick modules run here;
-# NUMBA_MODULES=all (make check-numba) runs every module of tests/python/numba-modules.txt
-# (NUMBA_MODULES="test_a test_b" runs those, for both numba releases).
+# python3). numba's own tests run under MCJIT and under `python3 -m objrt.numba`: every test
+# must have the same outcome. Three numba releases: the host's (Debian 12, 0.56), Debian 13's
+# 0.61 and sid's 0.65 in the roots scripts/numba-root.sh builds (chroot; cached in
+# /var/cache/objrt). tests/python/numba-modules.txt says which tests run for which release:
+# the "check" ones here, all in one process per JIT and release; NUMBA_MODULES=all (make
+# check-numba) runs every name of the list in a process of its own (NUMBA_MODULES="test_a
+# test_b.TestC" runs those, for every release).
 # suite-timeout: 14400
 . tests/lib.sh
 [ "$TARGET" = x86_64 ] && [ -z "$SAN" ] || exit 0
@@ -18,18 +19,22 @@ unset OBJRT_LIBRARY
 # (tests/lib.sh) fails every declared case a crashed or hung process did not report.
 py_cases() { run_cases "$1" 900 env -C "$TMP" "$PY" "$ROOT/tests/python/$1.py" "$TMP"; }
 
+# names COLUMN: the list's names for a release's column (2: 0.56, 3: 0.61, 4: 0.65).
 list=$ROOT/tests/python/numba-modules.txt
-case ${NUMBA_MODULES:-quick} in
-    all) mods=$(grep -v '^#' "$list" | awk '{print $1}'); mods61=$mods ;;
-    quick) mods=$(grep -v '^#' "$list" | awk '$2 == "quick" {print $1}')
-           mods61=$(grep -v '^#' "$list" | awk '$3 == "quick" {print $1}') ;;
-    *) mods=$NUMBA_MODULES; mods61=$mods ;;     # e.g. NUMBA_MODULES="test_nrt test_lists"
-esac
+names() {
+    case ${NUMBA_MODULES:-check} in
+        all) grep -v '^#' "$list" | awk -v c="$1" '$c != "-" {print $1}' ;;
+        check) grep -v '^#' "$list" | awk -v c="$1" '$c == "check" {print $1}' ;;
+        *) printf '%s\n' $NUMBA_MODULES ;;
+    esac
+}
+mods=$(names 2) mods61=$(names 3) mods65=$(names 4)
 expect py-import-checkout py-import-override-missing py-import-override pip-install make-install-python \
     py-pth-objrt-numba-env
 expect_harness py-pth-objrt-numba-env-control
 for m in $mods; do expect "numba-$m"; done
 for m in $mods61; do expect "numba-0.61-$m"; done
+for m in $mods65; do expect "numba-0.65-$m"; done
 expect_harness numba-compare-flipped-control numba-compare-swapped-control
 
 # ---- finding the library ------------------------------------------------------------------
@@ -76,28 +81,42 @@ if [ -n "$site" ] && grep -q 'LIBRARY = "/opt/objrt/lib/libobjrt.so"' "$site/obj
 else fail "make-install-python: $(tail -n 2 "$TMP/inst.log" | tr '\n' ' ')"; fi
 
 # ---- numba's own tests: objrt vs MCJIT --------------------------------------------------------
-# numba_modules TAG SRC W WO MODULE...: each module under MCJIT and under objrt, outcomes
-# compared. nrun runs python3 (its arguments) in W, where SRC is the checkout's python/ and
+# numba_modules TAG SRC W WO NAME...: the names under MCJIT and under objrt, outcomes compared
+# name by name; in one process per JIT (make check) or one per name (NUMBA_MODULES set).
+# nrun runs python3 (its arguments) in W, where SRC is the checkout's python/ and
 # tests/python/ as nrun sees them; WO is W as seen from here.
 numba_modules() {
-    local tag=$1 src=$2 w=$3 wo=$4 m mod rc; shift 4
+    local tag=$1 src=$2 w=$3 wo=$4 m g
+    shift 4
+    if [ -z "${NUMBA_MODULES:-}" ]; then
+        numba_pair "$tag" "$src" "$w" "$wo" group "$(printf 'numba.tests.%s\n' "$@" | paste -sd,)" "$@"
+    else
+        for m in "$@"; do numba_pair "$tag" "$src" "$w" "$wo" "$m" "numba.tests.$m" "$m"; done
+    fi
+}
+numba_pair() {
+    local tag=$1 src=$2 w=$3 wo=$4 g=$5 what=$6 m rc t0 t1
+    shift 6
+    t0=$(date +%s)
+    nrun "$src/tests/python/numba_run.py" "$what" "$w/$g.mcjit.json" >"$wo/$g.mcjit.log" 2>&1
+    t1=$(date +%s)
+    nrun -m objrt.numba --stats "$src/tests/python/numba_run.py" "$what" "$w/$g.objrt.json" >"$wo/$g.objrt.log" 2>&1
+    rc=$?
+    echo "numba ${tag%-} $g: MCJIT $((t1 - t0)) s, objrt $(($(date +%s) - t1)) s"
     for m in "$@"; do
-        mod=numba.tests.$m
-        nrun "$src/tests/python/numba_run.py" "$mod" "$w/$m.mcjit.json" >"$wo/$m.mcjit.log" 2>&1
-        nrun -m objrt.numba --stats "$src/tests/python/numba_run.py" "$mod" "$w/$m.objrt.json" >"$wo/$m.objrt.log" 2>&1
-        rc=$?
-        if [ ! -s "$wo/$m.mcjit.json" ] || [ ! -s "$wo/$m.objrt.json" ]; then
-            fail "$tag$m: a run did not finish (objrt exit $rc): $(tail -n 2 "$wo/$m.objrt.log" | tr '\n' ' ')"
+        if [ ! -s "$wo/$g.mcjit.json" ] || [ ! -s "$wo/$g.objrt.json" ]; then
+            fail "$tag$m: a run did not finish (objrt exit $rc): $(tail -n 2 "$wo/$g.objrt.log" | tr '\n' ' ')"
             continue
         fi
-        "$PY" "$ROOT/tests/python/numba_compare.py" "$tag$m" "$wo/$m.mcjit.json" "$wo/$m.objrt.json" "$wo/$m.objrt.log"
+        "$PY" "$ROOT/tests/python/numba_compare.py" "$tag$m" "$wo/$g.mcjit.json" "$wo/$g.objrt.json" \
+            "$wo/$g.objrt.log" "numba.tests.$m."
     done
 }
 nrun() { (cd "$TMP" && timeout 1800 "$PY" "$@"); }
 # shellcheck disable=SC2086
 numba_modules numba- "$ROOT" "$TMP" "$TMP" $mods
 # Negative control of the comparison: one outcome flipped, and the runs swapped, must fail.
-m=$(printf '%s\n' $mods | head -n 1)
+m=group; [ -n "${NUMBA_MODULES:-}" ] && m=$(printf '%s\n' $mods | head -n 1)
 if [ -s "$TMP/$m.mcjit.json" ]; then
     "$PY" - "$TMP/$m.objrt.json" "$TMP/flipped.json" <<'PYEOF'
 import json, sys
@@ -115,28 +134,39 @@ PYEOF
         *) hfail "numba-compare-swapped-control: got '$out'";; esac
 fi
 
-# ---- numba 0.61 (Debian 13) in its own root: the same comparison, objrt.numba's own cases ----
-# libobjrt.so built here runs there (Debian 13's glibc is newer). The checkout's python/,
-# tests/python/ and the library are copied into the root under $TMP (no bind mounts: nothing
-# to leave behind when the suite is killed); the root's python3 runs them through chroot.
-expect py-0.61-root
-if ! R=$(bash "$ROOT/scripts/numba-root.sh" trixie 2>"$TMP/root.err"); then
-    fail "py-0.61-root: scripts/numba-root.sh trixie failed: $(tail -n 3 "$TMP/root.err" | tr '\n' ' ')"
-    exit 0
-fi
-W=$TMP
-mkdir -p "$R$W/src/tests" "$R$W/src/lib"
-cp -r "$ROOT/python" "$R$W/src/" && cp -r "$ROOT/tests/python" "$R$W/src/tests/" &&
-    cp -P "$ROOT/$BUILD"/libobjrt.so* "$R$W/src/lib/"
-v=$(chroot "$R" python3 -c 'import numba, llvmlite; print(numba.__version__, llvmlite.__version__)' 2>&1)
-case $v in 0.61.*" "0.44.*) pass "py-0.61-root (numba llvmlite: $v)" ;;
-    *) fail "py-0.61-root: expected numba 0.61 / llvmlite 0.44 in $R, got '$v'" ;; esac
-nrun() {
-    timeout 1800 chroot "$R" env -C "$W" PYTHONPATH="$W/src/python:$W/src/tests/python" \
-        OBJRT_LIBRARY="$W/src/lib/libobjrt.so" python3 "$@"
+# ---- numba 0.61 (Debian 13) and 0.65 (sid) in their roots: the same comparison, objrt.numba's
+# own cases. libobjrt.so built here runs there (their glibc is newer). The checkout's python/,
+# tests/python/ and the library are copied into the root under $TMP; the root's python3 runs
+# them through chroot in a mount namespace of its own with /proc, /dev and a tmpfs /dev/shm
+# (numba's caching and parallel tests need them; gone when the run ends).
+in_root() {     # in_root ROOT-NAME RELEASE LLVMLITE NAME...
+    local name=$1 rel=$2 llrel=$3 v
+    shift 3
+    expect "py-$rel-root"
+    if ! R=$(bash "$ROOT/scripts/numba-root.sh" "$name" 2>"$TMP/root.err"); then
+        fail "py-$rel-root: scripts/numba-root.sh $name failed: $(tail -n 3 "$TMP/root.err" | tr '\n' ' ')"
+        return
+    fi
+    W=$TMP/$name
+    mkdir -p "$R$W/src/tests" "$R$W/src/lib"
+    cp -r "$ROOT/python" "$R$W/src/" && cp -r "$ROOT/tests/python" "$R$W/src/tests/" &&
+        cp -P "$ROOT/$BUILD"/libobjrt.so* "$R$W/src/lib/"
+    v=$(chroot "$R" python3 -c 'import numba, llvmlite; print(numba.__version__, llvmlite.__version__)' 2>&1)
+    case $v in "$rel".*" $llrel".*) pass "py-$rel-root (numba llvmlite: $v)" ;;
+        *) fail "py-$rel-root: expected numba $rel / llvmlite $llrel in $R, got '$v'" ;; esac
+    # shellcheck disable=SC2016
+    ROOTRUN=(unshare -m sh -c 'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" &&
+        mount -t tmpfs shm "$0/dev/shm" && exec chroot "$0" "$@"' "$R"
+        env -C "$W" HOME="$W" PYTHONPATH="$W/src/python:$W/src/tests/python"
+        OBJRT_LIBRARY="$W/src/lib/libobjrt.so")
+    run_cases "numba${rel#0.}_cases" 900 "${ROOTRUN[@]}" T_CASE_PREFIX="$rel-" python3 \
+        "$W/src/tests/python/numba_cases.py" "$W"
+    # shellcheck disable=SC2068
+    numba_modules "numba-$rel-" "$W/src" "$W" "$R$W" $@
+    rm -rf "${R:?}$W"
 }
-run_cases numba61_cases 900 chroot "$R" env -C "$W" PYTHONPATH="$W/src/python:$W/src/tests/python" \
-    OBJRT_LIBRARY="$W/src/lib/libobjrt.so" T_CASE_PREFIX=0.61- python3 "$W/src/tests/python/numba_cases.py" "$W"
+nrun() { timeout 1800 "${ROOTRUN[@]}" python3 "$@"; }
 # shellcheck disable=SC2086
-numba_modules numba-0.61- "$W/src" "$W" "$R$W" $mods61
-rm -rf "${R:?}$W"
+in_root trixie 0.61 0.44 $mods61
+# shellcheck disable=SC2086
+in_root sid 0.65 0.47 $mods65
