@@ -34,8 +34,10 @@ def pair():
         why.append("the MCJIT run created no MCJIT engine")
     if ob.pop("_mcjit_engines") != 0:
         why.append("the objrt run created an MCJIT engine")
-    mc = {t: v for t, v in mc.items() if t.startswith(prefix)}
-    ob = {t: v for t, v in ob.items() if t.startswith(prefix)}
+    # PREFIX "numba.tests.NAME.": NAME's tests, or the one test NAME names
+    mine = (lambda t: t.startswith(prefix) or t + "." == prefix) if prefix else (lambda t: True)
+    mc = {t: v for t, v in mc.items() if mine(t)}
+    ob = {t: v for t, v in ob.items() if mine(t)}
     if not mc:
         why.append("no test ran")
     diff = sorted(t for t in set(mc) | set(ob) if mc.get(t) != ob.get(t))
