@@ -2,8 +2,10 @@
 #   make install-python [PREFIX=... DESTDIR=...]  the package for the system python3 (part of
 #                                                  `make install`)
 #   make check-numba     all of tests/python/numba-modules.txt (slow) under objrt vs MCJIT, with
-#                        the host's numba 0.56 and Debian 13's 0.61 (scripts/numba-root.sh), and
-#                        Debian 12's arm64 numba under qemu (71-numba-aarch64)
+#                        the host's numba 0.56, Debian 13's 0.61 and sid's 0.65
+#                        (scripts/numba-root.sh), Debian 12's arm64 numba under qemu
+#                        (71-numba-aarch64), and numba's ufunc, DUFunc, gufunc and cfunc test
+#                        modules on all three releases (73-numba-lifetime)
 #   make check-numba-full  numba's whole CPU test suite, module by module, under MCJIT and objrt:
 #                        numba 0.56 (host), 0.61 (trixie root), 0.65 (sid root) on x86_64 and
 #                        0.65 on arm64 (sid-arm64 root, qemu) for the code-placement modules;
@@ -32,7 +34,7 @@ uninstall-python:
 
 check-numba: deps all
 	$(MAKE) --no-print-directory TARGET=aarch64 all
-	NUMBA_MODULES=all SUITES="70-python 71-numba-aarch64" bash tests/run.sh x86_64: aarch64:
+	NUMBA_MODULES=all SUITES="70-python 71-numba-aarch64 73-numba-lifetime" bash tests/run.sh x86_64: aarch64:
 
 check-numba-full: deps all
 	$(MAKE) --no-print-directory TARGET=aarch64 all
