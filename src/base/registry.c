@@ -80,13 +80,14 @@ void objrt_ctx_leave(objrt_ctx *ctx)
     atomic_fetch_sub_explicit(&ctx->calls, 1, memory_order_release);
 }
 
+/* u's context, entered as a call, if u is loaded now: found in the tree, not by a walk of
+ * the list (an unload would cost a step per newer unit), and u is read only once found. */
 objrt_ctx *objrt_registry_enter(const objrt_unit *u)
 {
     objrt_ctx *ctx = NULL;
     pthread_mutex_lock(&lock);
-    for (const objrt_unit *v = newest; v && !ctx; v = v->next)
-        if (v == u && objrt_ctx_enter(u->ctx))
-            ctx = u->ctx;
+    if (tfind(u, &live, by_address) && objrt_ctx_enter(u->ctx))
+        ctx = u->ctx;
     pthread_mutex_unlock(&lock);
     return ctx;
 }
