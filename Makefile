@@ -80,18 +80,24 @@ $(BUILD)/obj/visibility-hidden.stamp:
 # from a constructor (base/provider.h) and which nothing of the loader names. The .so
 # holds every object. libobjrt_internal.a keeps the objects as compiled, internal names
 # global: for the test programs that call internals (tests/lib.sh, build_prog); never
-# installed. The graph executor stays a member of its own (it calls only the public API):
-# it alone needs Jansson, and a host that does not use it links without -ljansson.
+# installed. The graph executor stays a member of its own: it alone needs Jansson, and a
+# host that does not use it links without -ljansson. The internal names it takes from the
+# rest (graph.o's undefined names, read with nm) stay global, still hidden: kept out of
+# every shared object, reachable from graph.o in a static link.
 GRAPH_OBJ := $(BUILD)/obj/src/runtime/graph.o
 ifdef CROSS
 OBJCOPY ?= aarch64-linux-gnu-objcopy
+NM ?= aarch64-linux-gnu-nm
 else
 OBJCOPY ?= objcopy
+NM ?= nm
 endif
-$(BUILD)/obj/libobjrt.o: $(filter-out $(GRAPH_OBJ),$(LIB_OBJ))
-	$(CC) -r -nostdlib -o $@.all $^
-	$(OBJCOPY) --localize-hidden $@.all $@
-	@rm -f $@.all
+$(BUILD)/obj/libobjrt.o: $(filter-out $(GRAPH_OBJ),$(LIB_OBJ)) $(GRAPH_OBJ)
+	$(CC) -r -nostdlib -o $@.all $(filter-out $(GRAPH_OBJ),$^)
+	$(NM) -u $(GRAPH_OBJ) | awk '{ print $$2 }' >$@.graph-needs
+	$(OBJCOPY) --localize-hidden $@.all $@.local
+	$(OBJCOPY) --globalize-symbols=$@.graph-needs $@.local $@
+	@rm -f $@.all $@.local $@.graph-needs
 
 $(BUILD)/obj/libobjrt_loader.o: $(LOADER_OBJ)
 	$(CC) -r -nostdlib -o $@.all $^

@@ -15,7 +15,7 @@ else
     expect pool-caller-takes-unstarted-tasks
     expect_harness pool-steal-off-control
 fi
-build_prog pool-steal-build "$TMP/rt_test" tests/runtime/rt_test.c || exit 0
+INTERNALS=1 build_prog pool-steal-build "$TMP/rt_test" tests/runtime/rt_test.c || exit 0   # rt_test calls internals
 export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
 
 if [ "$SAN" = tsan ]; then

@@ -60,7 +60,8 @@ kernel() { local n=$1 src=$2; shift 2; $GCC $KFLAGS "$@" -c "$S/$src" -o "$TMP/$
 native() {
     local n=$1 kind=$2 entry=$3 obj=$4; shift 4
     rm -f "$D"/native/*.npy
-    build_prog "$n-native-build" "$TMP/native-$n" "$S/native.c" "$ROOT/src/cli/npy.c" "$obj" \
+    # npy.c is the CLI's, which opens files through base/ (objrt_fopen_regular): internals
+    INTERNALS=1 build_prog "$n-native-build" "$TMP/native-$n" "$S/native.c" "$ROOT/src/cli/npy.c" "$obj" \
         -- -I"$ROOT/src/cli" -DENTRY="$entry" -lm || return 1
     $RUN "$TMP/native-$n" "$kind" "$D/native" "$@"
 }
@@ -234,7 +235,7 @@ printf 'int f(void) { return 0; }\n' >"$TMP/pk/lib0.c"
 (cd "$TMP/pk" && tar cf "$TMP/csrc.tar" lib0.c)
 # nothing references tvmgen_default_run: ld's rule would pull no member
 rm -f "$D"/native/*.npy
-if build_prog archive-native-build "$TMP/native-archive" "$S/native.c" "$ROOT/src/cli/npy.c" \
+if INTERNALS=1 build_prog archive-native-build "$TMP/native-archive" "$S/native.c" "$ROOT/src/cli/npy.c" \
     -- -I"$ROOT/src/cli" -DENTRY=tvmgen_default_run -Wl,--whole-archive "$TMP/model.a" -Wl,--no-whole-archive -lm &&
     $RUN "$TMP/native-archive" packed "$D/native" "${AOTIO[@]}"
 then pass archive-native-whole-archive; else fail "archive-native-whole-archive: the native --whole-archive link failed"; fi
