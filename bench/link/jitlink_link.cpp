@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "llvm_harness.h"
 
 #include <algorithm>
 #include <chrono>
@@ -47,7 +48,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::cpu_us;
+using bench::report;
+using bench::us_since;
 namespace orc = llvm::orc;
 
 struct Input {
@@ -168,26 +172,6 @@ void *lookup(void *cookie, const char *name)
         return nullptr;
     }
     return llvm::jitTargetAddressToPointer<void *>(sym->getAddress());
-}
-
-double cpu_us()
-{
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-double us_since(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
-
-void report(const char *what, std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    std::printf("%s reps=%zu min_us=%.1f median_us=%.1f max_us=%.1f\n", what, n, v[0], median, v[n - 1]);
 }
 
 } // namespace

@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 
 #include "check.h"
+#include "llvm_harness.h"
 
 #include <time.h>
 
@@ -42,7 +43,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::cpu_us;
+using bench::report;
+using bench::us_since;
 
 // Resolves against the objects of one RuntimeDyld first, then the host process.
 class HostResolver : public llvm::JITSymbolResolver {
@@ -147,27 +151,6 @@ void *lookup(void *cookie, const char *name)
 {
     auto *img = static_cast<Image *>(cookie);
     return reinterpret_cast<void *>(img->dyld->getSymbol(name).getAddress());
-}
-
-// CPU time of the whole process (all threads): robust against other load on the machine.
-double cpu_us()
-{
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-double us_since(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
-
-void report(const char *what, std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    std::printf("%s reps=%zu min_us=%.1f median_us=%.1f max_us=%.1f\n", what, n, v[0], median, v[n - 1]);
 }
 
 } // namespace
