@@ -70,6 +70,19 @@ typedef struct t_map {
     char perms[5];
 } t_map;
 
+/* AddressSanitizer keeps freed blocks in a quarantine and serves new ones from memory
+ * it has not handed out yet, growing its size-class regions (one mapping each) as it
+ * goes: a second round of the same loads then maps more heap than the first. Draining
+ * the quarantine before a count lets the round reuse what the last one freed, so a change
+ * in the count is objrt's mapping and not the allocator's. (Declared here: gcc ships no
+ * <sanitizer/allocator_interface.h>; libasan exports the function.) */
+#if defined(__SANITIZE_ADDRESS__)
+void __sanitizer_purge_allocator(void);
+static void t_heap_settle(void) { __sanitizer_purge_allocator(); }
+#else
+static void t_heap_settle(void) {}
+#endif
+
 /* Read every mapping into `out` (at most `max`); returns the number of lines. */
 static int t_maps_read(t_map *out, int max)
 {

@@ -201,6 +201,7 @@ static int run_recover(void *arg, char *why, size_t whylen)
     int base = 0, loaded = 0;
     for (int round = 0; round < 2; round++) {
         objrt_load(c, paths + 1, 1);
+        t_heap_settle();
         base = t_maps_count();
         objrt_unit *u[20];
         for (int i = 0; i < 20; i++) {
@@ -214,6 +215,7 @@ static int run_recover(void *arg, char *why, size_t whylen)
             if (objrt_unload(u[i]) != 0) { snprintf(why, whylen, "objrt_unload returned nonzero"); return 0; }
     }
     objrt_load(c, paths + 1, 1);
+    t_heap_settle();
     int after = t_maps_count();
     objrt_free(c);
     if (after != base || loaded <= base) {
