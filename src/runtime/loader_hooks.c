@@ -24,7 +24,7 @@ static const struct { const char *name; void *addr; } exported[] = {
 };
 
 /* DSO mode: the object defines these zero-initialised slots and calls through them. The one
- * list of them (modules.h): TVM-FFI units use the TVMBackend ones too (tvm_ffi/ffi_env.c). */
+ * list of them (modules.h): TVM-FFI units use the TVMBackend ones too (tvm_ffi/ffi_provider.c). */
 const objrt_provided rt_dso_slots[] = {
     {"__TVMFuncCall", (void *)TVMFuncCall},                /* the old ABI's own: */
     {"__TVMAPISetLastError", (void *)TVMAPISetLastError},  /* RT_OLD_ONLY_SLOTS of them */

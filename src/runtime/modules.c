@@ -2,7 +2,6 @@
  * __tvm_module_ctx), its system-lib registrations, and packed-function handles for
  * TVMBackendGetFuncFromEnv / TVMFuncCall. Host-registered functions live in host_module. */
 #include <pthread.h>
-#include <search.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,94 +11,36 @@
 #include "base/names.h"
 #include "finish/unit.h"
 
-#define CTX_NAME "__tvm_module_ctx"
-
-static rt_module host_module;
-static rt_module *modules;                 /* loaded units, latest first */
-static void *by_unit;                      /* tsearch's root: the same modules by unit, so
-                                              that a unit's unload does not walk the list */
-static rt_module *syslibs;                 /* runtime.SystemLib views, one per prefix */
+static const char *const ctx_names[] = { "__tvm_module_ctx" };
+static rt_module host_module = { .mod = { .handle = &host_module } };
+static rt_model model = { .ctx_names = ctx_names, .nctx = 1, .host = &host_module.mod };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread rt_module *tl_initialising;
 
-static int unit_order(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)((const rt_module *)a)->unit, y = (uintptr_t)((const rt_module *)b)->unit;
-    return (x > y) - (x < y);
-}
-
 static rt_module *find_unit_locked(objrt_unit *unit)
 {
-    rt_module key = { .unit = unit };
-    void *node = tfind(&key, &by_unit, unit_order);
-    return node ? *(rt_module **)node : NULL;
+    rt_mod *m = rt_model_unit(&model, unit);
+    return m ? m->handle : NULL;
 }
 
-static int known_locked(const rt_module *mod)
+static int is_ctx(const char *name)
 {
-    if (mod == &host_module)
-        return 1;
-    for (rt_module *m = modules; m; m = m->next)
-        if (m == mod)
-            return 1;
-    for (rt_module *m = syslibs; m; m = m->next)
-        if (m == mod)
-            return 1;
-    return 0;
-}
-
-/* Length of the prefix of "<prefix>__tvm_module_ctx", or -1 when name is not one. */
-static long ctx_prefix_len(const char *name)
-{
-    size_t len = strlen(name), sfx = strlen(CTX_NAME);
-    return len >= sfx && strcmp(name + len - sfx, CTX_NAME) == 0 ? (long)(len - sfx) : -1;
-}
-
-/* The registration named `prefix` + `name`, compared whole (base/names.h). */
-static rt_sym *sym_find(rt_sym *s, const char *prefix, const char *name)
-{
-    for (; s; s = s->next)
-        if (objrt_name_is(s->name, prefix, name))
-            return s;
-    return NULL;
-}
-
-static const char *prefix_of(const rt_module *m)
-{
-    return m->prefix ? m->prefix : "";
+    int ctx;
+    return rt_model_ctx_prefix(&model, name, &ctx) >= 0;
 }
 
 static int sym_add_locked(rt_module *m, const char *name, void *ptr)
 {
-    rt_sym *s = sym_find(m->syms, NULL, name);
-    size_t len = strlen(name);
-    long plen = ctx_prefix_len(name);
-    char *prefix = NULL;                      /* "<prefix>__tvm_module_ctx" gives the prefix */
-    if (plen >= 0 && !(prefix = strndup(name, (size_t)plen)))
-        return -1;
-    if (!s && (s = malloc(sizeof *s + len + 1))) {
-        memcpy(s->name, name, len + 1);
-        s->next = m->syms;
-        m->syms = s;
-    }
-    if (!s) {
-        free(prefix);
-        return -1;
-    }
-    s->ptr = ptr;                             /* re-registration wins, as in TVM */
-    if (prefix) {
-        free(m->prefix);
-        m->prefix = prefix;
-    }
-    return 0;
+    int ctx;
+    return rt_mod_register(&model, &m->mod, name, ptr, &ctx);
 }
 
 /* A registered symbol of m: "<prefix>name" first, then "name". */
 static void *registered_locked(rt_module *m, const char *name)
 {
-    rt_sym *s = m->prefix ? sym_find(m->syms, m->prefix, name) : NULL;
+    rt_reg *s = m->mod.prefix ? rt_reg_find(m->mod.regs, m->mod.prefix, name) : NULL;
     if (!s)
-        s = sym_find(m->syms, NULL, name);
+        s = rt_reg_find(m->mod.regs, NULL, name);
     return s ? s->ptr : NULL;
 }
 
@@ -123,10 +64,11 @@ static rt_func *handle_locked(rt_module *m, const char *name, TVMBackendPackedCF
  * with the library's prefix, "<prefix>name" only, else as each module registered it. */
 static void *syslib_find_locked(const rt_module *lib, const char *name, rt_module **owner)
 {
-    const char *prefix = prefix_of(lib);
+    const char *prefix = rt_mod_prefix(&lib->mod);
     void *p;
-    for (rt_module *m = &host_module; m; m = m == &host_module ? modules : m->next) {
-        rt_sym *s = prefix[0] ? sym_find(m->syms, prefix, name) : NULL;
+    for (rt_mod *b = model.host; b; b = rt_model_next(&model, b)) {
+        rt_module *m = b->handle;
+        rt_reg *s = prefix[0] ? rt_reg_find(b->regs, prefix, name) : NULL;
         p = prefix[0] ? (s ? s->ptr : NULL) : registered_locked(m, name);
         if (p) {
             *owner = m;
@@ -158,19 +100,19 @@ static rt_func *lookup(rt_module *m, const char *name, bool *refused)
     char why[1200];
     *refused = false;
     pthread_mutex_lock(&lock);
-    fn = m->syslib ? syslib_find_locked(m, name, &owner) : registered_locked(m, name);
-    unit = owner->unit;
+    fn = m->mod.syslib ? syslib_find_locked(m, name, &owner) : registered_locked(m, name);
+    unit = owner->mod.unit;
     pthread_mutex_unlock(&lock);
     if (fn && unit && objrt_unit_code(unit, name, fn, why, sizeof why) < 0)
         return refuse(why, refused);
-    if (!fn && !m->syslib && unit && objrt_unit_func(unit, name, &fn, why, sizeof why) < 0)
+    if (!fn && !m->mod.syslib && unit && objrt_unit_func(unit, name, &fn, why, sizeof why) < 0)
         return refuse(why, refused);
     pthread_mutex_lock(&lock);
-    if (!fn && !m->syslib) {
+    if (!fn && !m->mod.syslib) {
         owner = &host_module;
         fn = registered_locked(owner, name);
     }
-    if (fn && known_locked(owner))          /* not unloaded while we were checking */
+    if (fn && rt_model_known(&model, owner))          /* not unloaded while we were checking */
         f = handle_locked(owner, name, (TVMBackendPackedCFunc)fn);
     pthread_mutex_unlock(&lock);
     return f;
@@ -192,7 +134,7 @@ int TVMBackendRegisterSystemLibSymbol(const char *name, void *ptr)
         return -1;
     }
     /* outside a load (a system lib linked into the host) the context is known now */
-    if (m == &host_module && ptr && ctx_prefix_len(name) >= 0)
+    if (m == &host_module && ptr && is_ctx(name))
         *(void **)ptr = &host_module;
     return 0;
 }
@@ -238,7 +180,7 @@ int TVMBackendGetFuncFromEnv(void *mod_node, const char *func_name, TVMFunctionH
     if (env && env(mod_node, func_name, out, &rc))
         return rc;                           /* a TVM-FFI unit: a TVM-FFI Function */
     pthread_mutex_lock(&lock);
-    known = known_locked(mod_node);
+    known = rt_model_known(&model, mod_node);
     pthread_mutex_unlock(&lock);
     if (known)
         f = lookup_or_error(mod_node, func_name,
@@ -287,8 +229,8 @@ int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const c
     int rc = 0;
     pthread_mutex_lock(&lock);
     rt_module *m = find_unit_locked(unit);
-    for (rt_sym *s = m ? m->syms : NULL; s && rc == 0; s = s->next) {
-        if (ctx_prefix_len(s->name) >= 0)
+    for (rt_reg *s = m ? m->mod.regs : NULL; s && rc == 0; s = s->next) {
+        if (is_ctx(s->name))
             continue;
         if (n == cap) {
             char **grown = realloc(names, (cap ? 2 * cap : 16) * sizeof *names);
@@ -378,16 +320,15 @@ TVMModuleHandle objrt_tvm_module(objrt_unit *unit)
 rt_module *rt_syslib(const char *prefix)
 {
     rt_module *m;
+    rt_mod *b;
     pthread_mutex_lock(&lock);
-    for (m = syslibs; m; m = m->next)
-        if (strcmp(prefix_of(m), prefix) == 0)
-            break;
+    m = (b = rt_model_view(&model, prefix)) ? b->handle : NULL;
     if (!m && (m = calloc(1, sizeof *m))) {
-        m->syslib = 1;
-        if ((m->prefix = strdup(prefix))) {
-            m->next = syslibs;
-            syslibs = m;
-        } else {
+        m->mod.handle = m;
+        m->mod.syslib = 1;
+        if ((m->mod.prefix = strdup(prefix)))
+            rt_model_add_view(&model, &m->mod);
+        else {
             free(m);
             m = NULL;
         }
@@ -405,7 +346,7 @@ int rt_module_known(const void *mod)
 {
     int known;
     pthread_mutex_lock(&lock);
-    known = known_locked(mod);
+    known = rt_model_known(&model, mod);
     pthread_mutex_unlock(&lock);
     return known;
 }
@@ -428,15 +369,15 @@ const char *rt_module_main_name(rt_module *m)
 {
     rt_module *owner = m;
     const char *entry;
-    if (m->unit) {
-        TVMFunctionHandle h = objrt_tvm_main(m->unit);
+    if (m->mod.unit) {
+        TVMFunctionHandle h = objrt_tvm_main(m->mod.unit);
         return h ? ((rt_func *)h)->name : NULL;
     }
     pthread_mutex_lock(&lock);
-    entry = m->syslib ? syslib_find_locked(m, "__tvm_main__", &owner)
+    entry = m->mod.syslib ? syslib_find_locked(m, "__tvm_main__", &owner)
                       : registered_locked(m, "__tvm_main__");
     pthread_mutex_unlock(&lock);
-    if (entry && owner->unit && !unit_string(owner->unit, entry, SIZE_MAX)) {
+    if (entry && owner->mod.unit && !unit_string(owner->mod.unit, entry, SIZE_MAX)) {
         objrt_set_last_error("__tvm_main__ is not a string inside the unit");
         return NULL;
     }
@@ -452,18 +393,14 @@ rt_module *rt_module_open(objrt_unit *unit)
     rt_module *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->unit = unit;
+    m->mod.handle = m;
+    m->mod.unit = unit;
     pthread_mutex_lock(&lock);
-    if (!tsearch(m, &by_unit, unit_order)) {
+    if (rt_model_add_unit(&model, &m->mod) < 0) {
         pthread_mutex_unlock(&lock);
         free(m);
         return NULL;
     }
-    m->next = modules;
-    if (m->next)
-        m->next->pprev = &m->next;
-    m->pprev = &modules;
-    modules = m;
     pthread_mutex_unlock(&lock);
     m->outer = tl_initialising;               /* a constructor may load another unit */
     tl_initialising = m;
@@ -481,62 +418,43 @@ rt_module *rt_module_close_init(objrt_unit *unit)
     return m;
 }
 
-/* Write the module handle into every context address registered for m. Each must be an
- * aligned, writable pointer-sized place of the unit itself (checked before the first write): the
- * loader does not write where a unit points it, registrations included. */
+/* Write the module handle into every context address registered for m (model.h: each
+ * checked to be a writable pointer of the unit first). */
 int rt_module_publish(rt_module *m, char *err, size_t errlen)
 {
-    int rc = 0;
+    int rc;
     pthread_mutex_lock(&lock);
-    for (rt_sym *s = m->syms; s && rc == 0; s = s->next)
-        if (s->ptr && ctx_prefix_len(s->name) >= 0 &&
-            (objrt_unit_extent(m->unit, s->ptr, true) < sizeof(void *) ||
-             (uintptr_t)s->ptr % sizeof(void *))) {
-            snprintf(err, errlen, "'%s' registered at %p must be an aligned, writable pointer "
-                     "inside the unit's own sections", s->name, s->ptr);
-            rc = -1;
-        }
-    for (rt_sym *s = m->syms; s && rc == 0; s = s->next)
-        if (s->ptr && ctx_prefix_len(s->name) >= 0)
-            *(void **)s->ptr = m;
+    rc = rt_mod_publish(&model, &m->mod, err, errlen);
     pthread_mutex_unlock(&lock);
     return rc;
 }
 
-const rt_sym *rt_module_syms(objrt_unit *unit)
+const rt_reg *rt_module_syms(objrt_unit *unit)
 {
     pthread_mutex_lock(&lock);
     rt_module *m = find_unit_locked(unit);
     pthread_mutex_unlock(&lock);
-    return m ? m->syms : NULL;
+    return m ? m->mod.regs : NULL;
 }
 
 void rt_module_forget(objrt_unit *unit)
 {
     pthread_mutex_lock(&lock);
     rt_module *m = find_unit_locked(unit);
-    if (m) {
-        tdelete(m, &by_unit, unit_order);
-        *m->pprev = m->next;
-        if (m->next)
-            m->next->pprev = m->pprev;
-    }
+    if (m)
+        rt_model_remove_unit(&model, &m->mod);
     pthread_mutex_unlock(&lock);
     if (!m)
         return;
     if (tl_initialising == m)
         tl_initialising = m->outer;
-    while (m->syms) {
-        rt_sym *s = m->syms;
-        m->syms = s->next;
-        free(s);
-    }
+    rt_regs_free(&m->mod.regs);
     while (m->funcs) {
         rt_func *f = m->funcs;
         m->funcs = f->next;
         free(f);
     }
-    free(m->prefix);
+    free(m->mod.prefix);
     free(m);
 }
 

@@ -1,18 +1,14 @@
-/* modules.h - per-unit state of the kernel runtime (modules.c), used by loader_hooks.c. */
+/* modules.h - the old ABI's modules (modules.c, on the model both ABIs share: model.h),
+ * used by loader_hooks.c, host_api.c and, from above, tvm_ffi/. */
 #ifndef OBJRT_RT_MODULES_H
 #define OBJRT_RT_MODULES_H
 
 #include <stdbool.h>
 #include "base/provider.h"
+#include "model.h"
 #include "rt_internal.h"
 
 #pragma GCC visibility push(hidden)
-
-typedef struct rt_sym {              /* one TVMBackendRegisterSystemLibSymbol() */
-    struct rt_sym *next;
-    void *ptr;
-    char name[];
-} rt_sym;
 
 typedef struct rt_func {             /* a TVMFunctionHandle */
     struct rt_func *next;
@@ -21,15 +17,11 @@ typedef struct rt_func {             /* a TVMFunctionHandle */
 } rt_func;
 
 typedef struct rt_module {           /* what __tvm_module_ctx points to */
-    struct rt_module *next, **pprev; /* a unit's: the list of loaded units (modules.c) */
+    rt_mod mod;                      /* in modules.c's model (model.h): the unit, its
+                                        registrations, the prefix; NULL unit: the host or a
+                                        runtime.SystemLib view */
     struct rt_module *outer;         /* unit being initialised when this one started */
-    objrt_unit *unit;                /* NULL for the host and system libraries */
-    int syslib;                      /* a "runtime.SystemLib" view of every module */
-    rt_sym *syms;
     rt_func *funcs;
-    char *prefix;                    /* system-lib prefix, from "<prefix>__tvm_module_ctx"
-                                        (a system library: the prefix it was asked for);
-                                        NULL: none */
 } rt_module;
 
 /* Start attributing registrations on this thread to a new module of `unit`. */
@@ -61,7 +53,7 @@ int rt_crt_register(objrt_unit *unit, char *err, size_t errlen);
 
 /* The TVMBackendRegisterSystemLibSymbol registrations of unit's module (NULL: none): for
  * a provider above the runtime (tvm_ffi/), after the unit's constructors made them. */
-const rt_sym *rt_module_syms(objrt_unit *unit);
+const rt_reg *rt_module_syms(objrt_unit *unit);
 /* loader_hooks.c: the DSO-mode slots ("__" + function) and objrt's value of each, in one
  * list: the old ABI's own first (__TVMFuncCall, __TVMAPISetLastError), then the five
  * __TVMBackend* ones that TVM-FFI units (0.22+) define too. */
@@ -74,7 +66,7 @@ void rt_register_provider(void);
 
 #pragma GCC visibility pop
 /* TVMBackendGetFuncFromEnv asks env_lookup first, when set: 1 with the result in *rc when
- * mod is its module, else 0. tvm_ffi/ffi_env.c sets it at start-up (modules.c names nothing
+ * mod is its module, else 0. tvm_ffi/ffi_provider.c sets it at start-up (modules.c names nothing
  * of it). */
 typedef int (*rt_env_lookup_fn)(void *mod, const char *name, void **out, int *rc);
 void rt_modules_env_lookup(rt_env_lookup_fn fn);

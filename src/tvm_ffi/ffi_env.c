@@ -1,6 +1,7 @@
-/* ffi_env.c - what a loaded TVM-FFI unit sees: its Module (the value of
- * __tvm_ffi__library_ctx), the DSO-mode context slots, system-lib registrations kept per
- * unit, lookups from imports, the ffi.SystemLib view, and the loader's hooks for all that. */
+/* ffi_env.c - TVM-FFI's module model: a loaded unit's Module (the value of
+ * __tvm_ffi__library_ctx), its system-lib registrations, the lookups a unit makes from its
+ * imports, the ffi.SystemLib view, on the model both ABIs share (runtime/model.h). What a
+ * load does with it is ffi_provider.c's; how the old ABI reaches it, ffi_bridge.c's. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,17 +11,10 @@
 #include "base/names.h"
 #include "finish/unit.h"
 
-#define CTX22 "__tvm_ffi__library_ctx"      /* TVM 0.22+ */
-#define CTX21 "__tvm_ffi_library_ctx"       /* TVM 0.21 */
 #define FN_PREFIX "__tvm_ffi_"
 #define MAX_NESTED 16                       /* loads started from constructors, per thread */
-#define WHY_LEN 1200
-
-typedef struct ffi_reg {                    /* one TVMFFIEnvModRegister*Symbol() */
-    struct ffi_reg *next;
-    void *ptr;
-    char name[];
-} ffi_reg;
+#define WHY_LEN FFI_WHY_LEN
+#define CTX21 1                             /* ctx_names[1]: TVM 0.21's */
 
 typedef struct ffi_cached {                 /* a Function handed out, owned by its module */
     struct ffi_cached *next;
@@ -28,29 +22,29 @@ typedef struct ffi_cached {                 /* a Function handed out, owned by i
     char name[];                            /* the symbol it calls */
 } ffi_cached;
 
-typedef struct ffi_module {                 /* a Module object (type 73) */
+struct ffi_module {                         /* a Module object (type 73) */
     TVMFFIObject hdr;
-    struct ffi_module *next;
-    objrt_unit *unit;                       /* NULL: the host's registrations, or a view */
-    int syslib;                             /* an ffi.SystemLib view of every module */
+    rt_mod mod;                             /* in `model`: the unit (NULL: the host's
+                                               registrations, or a view), registrations, the
+                                               prefix (freed with the object) */
     int v21;                                /* TVM 0.21: unprefixed names, __tvm_main__ */
-    ffi_reg *regs;
     ffi_cached *funcs;
-    char *prefix;                           /* from "<prefix>__tvm_ffi__library_ctx"; NULL: none
-                                               (freed with the object) */
-} ffi_module;
+};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {                             /* an allocation header before it, as for all */
     TVMFFIObjectAllocHeader alloc;
     ffi_module mod;
-} host_block = { .mod = { .hdr = { .combined_ref_count = 1ULL << 40, .type_index = kTVMFFIModule } } };
+} host_block = { .mod = { .hdr = { .combined_ref_count = 1ULL << 40, .type_index = kTVMFFIModule },
+                          .mod = { .handle = &host_block.mod } } };
 _Static_assert(offsetof(__typeof__(host_block), mod) == sizeof(TVMFFIObjectAllocHeader),
                "the host's module right after its header");
 #define host_mod host_block.mod
-static ffi_module *units;                   /* loaded units' modules, latest first */
-static ffi_module *views;                   /* ffi.SystemLib views, one per prefix */
-static ffi_reg *ctx_syms;                   /* TVMFFIEnvModRegisterContextSymbol() */
+static const char *const ctx_names[] = {
+    "__tvm_ffi__library_ctx",               /* TVM 0.22+ */
+    "__tvm_ffi_library_ctx",                /* TVM 0.21 */
+};
+static rt_model model = { .ctx_names = ctx_names, .nctx = 2, .host = &host_mod.mod };
 
 static __thread struct { objrt_unit *unit; ffi_module *mod; } loading[MAX_NESTED];
 static __thread int nloading;
@@ -58,35 +52,20 @@ static __thread int nloading;
 static void module_deleter(void *self, int flags)
 {
     if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) {
-        free(((ffi_module *)self)->prefix);
+        free(((ffi_module *)self)->mod.prefix);
         ffi_object_free(self);
     }
 }
 
 static const char *prefix_of(const ffi_module *m)
 {
-    return m->prefix ? m->prefix : "";
-}
-
-static int known_locked(const void *p)
-{
-    if (p == &host_mod)
-        return 1;
-    for (ffi_module *m = units; m; m = m->next)
-        if (m == p)
-            return 1;
-    for (ffi_module *m = views; m; m = m->next)
-        if (m == p)
-            return 1;
-    return 0;
+    return rt_mod_prefix(&m->mod);
 }
 
 static ffi_module *unit_module_locked(const objrt_unit *unit)
 {
-    for (ffi_module *m = units; m; m = m->next)
-        if (m->unit == unit)
-            return m;
-    return NULL;
+    rt_mod *m = rt_model_unit(&model, unit);
+    return m ? m->handle : NULL;
 }
 
 static ffi_module *module_new_locked(objrt_unit *unit)
@@ -94,55 +73,27 @@ static ffi_module *module_new_locked(objrt_unit *unit)
     ffi_module *m = ffi_object_new(sizeof *m, kTVMFFIModule, module_deleter);
     if (!m)
         return NULL;
-    m->unit = unit;
-    m->next = units;
-    units = m;
+    m->mod.handle = m;
+    m->mod.unit = unit;
+    if (rt_model_add_unit(&model, &m->mod) < 0) {
+        ffi_object_free(m);
+        return NULL;
+    }
     return m;
 }
 
-static ffi_reg *reg_find(ffi_reg *r, const char *name)
+static rt_reg *reg_find(rt_reg *r, const char *name)
 {
-    for (; r; r = r->next)
-        if (strcmp(r->name, name) == 0)
-            return r;
-    return NULL;
+    return rt_reg_find(r, NULL, name);
 }
 
-/* Length of the prefix of "<prefix>__tvm_ffi__library_ctx" (or the 0.21 name), or -1. */
-static long ctx_prefix_len(const char *name, int *v21)
+static int reg_add_locked(ffi_module *m, const char *name, void *ptr)
 {
-    size_t len = strlen(name), l22 = strlen(CTX22), l21 = strlen(CTX21);
-    if (len >= l22 && strcmp(name + len - l22, CTX22) == 0)
-        return *v21 = 0, (long)(len - l22);
-    if (len >= l21 && strcmp(name + len - l21, CTX21) == 0)
-        return *v21 = 1, (long)(len - l21);
-    return -1;
-}
-
-static int reg_add_locked(ffi_reg **list, ffi_module *m, const char *name, void *ptr)
-{
-    ffi_reg *r = reg_find(*list, name);
-    size_t len = strlen(name);
-    int v21;
-    long plen = ctx_prefix_len(name, &v21);
-    char *prefix = NULL;
-    if (m && plen >= 0 && !(prefix = strndup(name, (size_t)plen)))
+    int ctx;
+    if (rt_mod_register(&model, &m->mod, name, ptr, &ctx) != 0)
         return -1;
-    if (!r && (r = malloc(sizeof *r + len + 1))) {
-        memcpy(r->name, name, len + 1);
-        r->next = *list;
-        *list = r;
-    }
-    if (!r) {
-        free(prefix);
-        return -1;
-    }
-    r->ptr = ptr;                            /* re-registration wins, as in tvm-ffi */
-    if (prefix) {
-        free(m->prefix);
-        m->prefix = prefix;
-        m->v21 = v21;
-    }
+    if (ctx >= 0)
+        m->v21 = ctx == CTX21;
     return 0;
 }
 
@@ -206,11 +157,12 @@ static int view_find_locked(const ffi_module *view, const char *name, ffi_module
 {
     ffi_names cand;
     *code = NULL;
-    for (ffi_module *m = &host_mod; m; m = m == &host_mod ? units : m->next) {
+    for (rt_mod *b = model.host; b; b = rt_model_next(&model, b)) {
+        ffi_module *m = b->handle;
         if (candidates(name, prefix_of(view), m->v21, &cand) < 0)   /* 0.21: unprefixed */
             return -1;
         for (int i = 0; i < cand.n && !*code; i++) {
-            ffi_reg *r = reg_find(m->regs, cand.s[i]);
+            rt_reg *r = reg_find(b->regs, cand.s[i]);
             if (r && r->ptr) {
                 *owner = m;
                 *sym = names_take(&cand, i);
@@ -239,16 +191,16 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
     *sym = NULL;
     *owner = m;
     pthread_mutex_lock(&lock);
-    rc = m->syslib ? view_find_locked(m, name, owner, sym, &p)
+    rc = m->mod.syslib ? view_find_locked(m, name, owner, sym, &p)
                    : candidates(name, prefix_of(m), m->v21, &cand);
-    for (int i = 0; rc == 0 && !m->syslib && i < cand.n && !p; i++) {
-        ffi_reg *r = reg_find(m->regs, cand.s[i]);
+    for (int i = 0; rc == 0 && !m->mod.syslib && i < cand.n && !p; i++) {
+        rt_reg *r = reg_find(m->mod.regs, cand.s[i]);
         if (r && r->ptr) {
             p = r->ptr;
             *sym = names_take(&cand, i);
         }
     }
-    unit = (*owner)->unit;
+    unit = (*owner)->mod.unit;
     pthread_mutex_unlock(&lock);
     if (rc < 0) {
         snprintf(why, WHY_LEN, "out of memory looking up a TVM-FFI function");
@@ -261,8 +213,8 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
         *sym = NULL;
         return NULL;
     }
-    for (int i = 0; i < cand.n && !p && m->unit; i++) {
-        int found = objrt_unit_func(m->unit, cand.s[i], &p, why, WHY_LEN);
+    for (int i = 0; i < cand.n && !p && m->mod.unit; i++) {
+        int found = objrt_unit_func(m->mod.unit, cand.s[i], &p, why, WHY_LEN);
         if (found < 0) {
             names_free(&cand);
             return NULL;
@@ -276,7 +228,7 @@ static void *module_code(ffi_module *m, const char *name, ffi_module **owner, ch
 
 /* A borrowed Function for `name` in m (cached in the owning module), or NULL (with a
  * reason in why when a symbol of that name is not a function). */
-static TVMFFIObjectHandle module_function(ffi_module *m, const char *name, char why[WHY_LEN])
+TVMFFIObjectHandle ffi_module_function(ffi_module *m, const char *name, char why[WHY_LEN])
 {
     ffi_module *owner = NULL;
     char *sym = NULL;
@@ -357,7 +309,7 @@ int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char *fu
         return -1;
     }
     pthread_mutex_lock(&lock);
-    known = known_locked(library_ctx);
+    known = rt_model_known(&model, library_ctx);
     pthread_mutex_unlock(&lock);
     if (!known) {
         *out = NULL;
@@ -366,7 +318,7 @@ int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char *fu
         return -1;
     }
     char why[WHY_LEN];
-    if (!(f = module_function(library_ctx, func_name, why)) && !why[0])
+    if (!(f = ffi_module_function(library_ctx, func_name, why)) && !why[0])
         f = module_global(library_ctx, func_name);
     *out = f;
     if (why[0]) {
@@ -381,39 +333,10 @@ int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char *fu
     return 0;
 }
 
-int rt_ffi_get_func_from_env(void *mod, const char *name, void **out, int *rc)
-{
-    int known;
-    pthread_mutex_lock(&lock);
-    known = known_locked(mod);
-    pthread_mutex_unlock(&lock);
-    if (!known)
-        return 0;
-    *rc = TVMFFIEnvModLookupFromImports(mod, name, out);
-    return 1;
-}
-
-/* ---- Registrations ---- */
-
-int TVMFFIEnvModRegisterContextSymbol(const char *name, void *symbol)
-{
-    int rc;
-    if (!name) {
-        ffi_raise("ValueError", "TVMFFIEnvModRegisterContextSymbol: NULL name");
-        return -1;
-    }
-    pthread_mutex_lock(&lock);
-    rc = reg_add_locked(&ctx_syms, NULL, name, symbol);
-    pthread_mutex_unlock(&lock);
-    if (rc)
-        ffi_raise("MemoryError", "TVMFFIEnvModRegisterContextSymbol: out of memory");
-    return rc;
-}
-
 int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol)
 {
     ffi_module *m = &host_mod;
-    int rc = 0, v21;
+    int rc = 0, ctx;
     if (!name) {
         ffi_raise("ValueError", "TVMFFIEnvModRegisterSystemLibSymbol: NULL name");
         return -1;
@@ -421,11 +344,11 @@ int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol)
     pthread_mutex_lock(&lock);
     if (nloading > 0) {                      /* a unit's constructor: the unit's module */
         int top = nloading - 1;
-        if (!loading[top].mod)
+        if (!loading[top].mod && !(loading[top].mod = unit_module_locked(loading[top].unit)))
             loading[top].mod = module_new_locked(loading[top].unit);
         m = loading[top].mod;
     }
-    if (!m || reg_add_locked(&m->regs, m, name, symbol) != 0)
+    if (!m || reg_add_locked(m, name, symbol) != 0)
         rc = -1;
     pthread_mutex_unlock(&lock);
     if (rc) {
@@ -433,7 +356,7 @@ int TVMFFIEnvModRegisterSystemLibSymbol(const char *name, void *symbol)
         return -1;
     }
     /* linked into the host, the library context is known now */
-    if (m == &host_mod && symbol && ctx_prefix_len(name, &v21) >= 0)
+    if (m == &host_mod && symbol && rt_model_ctx_prefix(&model, name, &ctx) >= 0)
         *(void **)symbol = &host_mod;
     return 0;
 }
@@ -446,7 +369,7 @@ static void *module_arg(const TVMFFIAny *a)
     if (a->type_index != kTVMFFIModule)
         return NULL;
     pthread_mutex_lock(&lock);
-    known = known_locked(a->v_obj);
+    known = rt_model_known(&model, a->v_obj);
     pthread_mutex_unlock(&lock);
     return known ? a->v_obj : NULL;
 }
@@ -455,15 +378,14 @@ static ffi_module *view_get(const char *prefix)
 {
     ffi_module *m;
     pthread_mutex_lock(&lock);
-    for (m = views; m; m = m->next)
-        if (strcmp(prefix_of(m), prefix) == 0)
-            break;
+    rt_mod *b = rt_model_view(&model, prefix);
+    m = b ? b->handle : NULL;
     if (!m && (m = ffi_object_new(sizeof *m, kTVMFFIModule, module_deleter))) {
-        m->syslib = 1;
-        if ((m->prefix = strdup(prefix))) {
-            m->next = views;
-            views = m;
-        } else {
+        m->mod.handle = m;
+        m->mod.syslib = 1;
+        if ((m->mod.prefix = strdup(prefix)))
+            rt_model_add_view(&model, &m->mod);
+        else {
             ffi_object_free(m);
             m = NULL;
         }
@@ -507,7 +429,7 @@ int ffi_builtin_module_get_function(void *self, const TVMFFIAny *args, int32_t n
         return -1;
     }
     char why[WHY_LEN];
-    f = module_function(m, name, why);
+    f = ffi_module_function(m, name, why);
     if (!f && !why[0] && n == 3 && args[2].type_index <= kTVMFFIBool && args[2].v_int64)
         f = module_global(m, name);          /* query_imports: the globals are the imports */
     free(name);
@@ -527,233 +449,112 @@ int ffi_builtin_module_get_function(void *self, const TVMFFIAny *args, int32_t n
     return 0;
 }
 
-/* ---- The loader's hooks ---- */
+/* ---- What a load does (ffi_provider.c's hooks) ---- */
 
-/* Core names a unit binds to (the process's core), and the environment's (objrt's). */
-void *rt_ffi_lookup(const char *name)
+int ffi_loading_push(objrt_unit *unit, char *err, size_t errlen)
 {
-    const ffi_core *c;
-    if (strncmp(name, "TVMFFI", 6) != 0)
-        return NULL;
-    if (strcmp(name, "TVMFFIEnvModLookupFromImports") == 0)
-        return (void *)TVMFFIEnvModLookupFromImports;
-    if (strcmp(name, "TVMFFIEnvModRegisterSystemLibSymbol") == 0)
-        return (void *)TVMFFIEnvModRegisterSystemLibSymbol;
-    if (strcmp(name, "TVMFFIEnvModRegisterContextSymbol") == 0)
-        return (void *)TVMFFIEnvModRegisterContextSymbol;
-    c = ffi_core_get();
-    static const struct { const char *name; size_t off; } core_names[] = {
-        {"TVMFFIFunctionCall", offsetof(ffi_core, function_call)},
-        {"TVMFFIObjectIncRef", offsetof(ffi_core, inc_ref)},
-        {"TVMFFIObjectDecRef", offsetof(ffi_core, dec_ref)},
-        {"TVMFFIErrorSetRaised", offsetof(ffi_core, set_raised)},
-        {"TVMFFIErrorSetRaisedFromCStrParts", offsetof(ffi_core, set_raised_parts)},
-        {"TVMFFIHandleInitOnce", offsetof(ffi_core, init_once)},
-        {"TVMFFIHandleDeinitOnce", offsetof(ffi_core, deinit_once)},
-    };
-    for (size_t i = 0; i < sizeof core_names / sizeof core_names[0]; i++)
-        if (strcmp(name, core_names[i].name) == 0)
-            return *(void **)((char *)c + core_names[i].off);
-    if (strcmp(name, "TVMFFIErrorSetRaisedFromCStr") == 0)
-        return c->external ? (void *)c->set_raised_cstr : (void *)TVMFFIErrorSetRaisedFromCStr;
-    if (strcmp(name, "TVMFFIErrorMoveFromRaised") == 0)
-        return c->external ? (void *)c->move_from_raised : (void *)TVMFFIErrorMoveFromRaised;
-    if (strcmp(name, "TVMFFIFunctionCreate") == 0)
-        return c->external ? (void *)c->function_create : (void *)TVMFFIFunctionCreate;
-    if (strcmp(name, "TVMFFIFunctionGetGlobal") == 0)
-        return c->external ? (void *)c->get_global : (void *)TVMFFIFunctionGetGlobal;
-    if (strcmp(name, "TVMFFIFunctionSetGlobal") == 0)
-        return c->external ? (void *)c->set_global : (void *)TVMFFIFunctionSetGlobal;
-    return NULL;
-}
-
-/* objrt's value of DSO-mode slot `name` ("__" + function), or NULL when it is not one. */
-static void *default_slot(const char *name)
-{
-    for (size_t i = RT_OLD_ONLY_SLOTS; i < RT_NDSO_SLOTS; i++)   /* the runtime's list */
-        if (strcmp(name, rt_dso_slots[i].name) == 0)
-            return rt_dso_slots[i].addr;
-    return strncmp(name, "__TVMFFI", 8) == 0 ? rt_ffi_lookup(name + 2) : NULL;
-}
-
-/* The TVM-FFI slots; a TVM-FFI unit's TVMBackend slots are the runtime's (rt_dso_slots). */
-static const char *const ffi_slots[] = {
-    "__TVMFFIFunctionCall", "__TVMFFIErrorSetRaisedFromCStr",
-    "__TVMFFIErrorSetRaisedFromCStrParts", "__TVMFFIEnvModLookupFromImports",
-    "__TVMFFIHandleInitOnce",
-};
-#define NFFI_SLOTS (sizeof ffi_slots / sizeof ffi_slots[0])
-#define NSLOTS (NFFI_SLOTS + RT_NDSO_SLOTS - RT_OLD_ONLY_SLOTS)
-
-/* The value for slot `name`: the host's registration, else objrt's. */
-static void *slot_value_locked(const char *name)
-{
-    ffi_reg *r = reg_find(ctx_syms, name);
-    return r ? r->ptr : default_slot(name);
-}
-
-/* Check (write == 0) or fill (write == 1) every slot the unit defines; -1 with err set when
- * one is not an aligned, writable pointer of the unit itself. */
-static int slots(objrt_unit *unit, int write, char *err, size_t errlen)
-{
-    size_t n = NSLOTS, i = 0;
-    const char **names;
-    void *at, *val;
-    int rc = 0;
-    pthread_mutex_lock(&lock);
-    for (ffi_reg *r = ctx_syms; r; r = r->next)
-        n++;
-    if ((names = calloc(n, sizeof *names))) {
-        for (; i < NFFI_SLOTS; i++)
-            names[i] = ffi_slots[i];
-        for (size_t k = RT_OLD_ONLY_SLOTS; k < RT_NDSO_SLOTS; k++)
-            names[i++] = rt_dso_slots[k].name;
-        for (ffi_reg *r = ctx_syms; r; r = r->next)
-            names[i++] = r->name;             /* registrations are never freed */
-    }
-    pthread_mutex_unlock(&lock);
-    if (!names) {
-        snprintf(err, errlen, "kernel runtime: out of memory filling TVM-FFI slots");
-        return -1;
-    }
-    for (i = 0; i < n && rc == 0; i++) {
-        int found = objrt_unit_slot(unit, names[i], sizeof(void *), true, &at, NULL, err, errlen);
-        if (found < 0)
-            rc = -1;
-        else if (found && write) {
-            pthread_mutex_lock(&lock);
-            val = slot_value_locked(names[i]);
-            pthread_mutex_unlock(&lock);
-            if (val)
-                *(void **)at = val;
-        }
-    }
-    free(names);
-    return rc;
-}
-
-int rt_ffi_before_init(objrt_unit *unit, char *err, size_t errlen)
-{
-    void *c22 = NULL, *c21 = NULL;
-    ffi_module *m = NULL;
     if (nloading == MAX_NESTED) {
         snprintf(err, errlen, "kernel runtime: more than %d loads nested in constructors",
                  MAX_NESTED);
         return -1;
     }
-    if (objrt_unit_slot(unit, CTX22, sizeof(void *), true, &c22, NULL, err, errlen) < 0 ||
-        objrt_unit_slot(unit, CTX21, sizeof(void *), true, &c21, NULL, err, errlen) < 0)
-        return -1;
-    if (c22 || c21) {                        /* DSO mode: slots and the context now */
-        ffi_core_get();
-        if (slots(unit, 0, err, errlen) < 0)
-            return -1;
-        pthread_mutex_lock(&lock);
-        m = module_new_locked(unit);
-        if (m)
-            m->v21 = !c22;
-        pthread_mutex_unlock(&lock);
-        if (!m) {
-            snprintf(err, errlen, "kernel runtime: out of memory creating the TVM-FFI module");
-            return -1;
-        }
-        slots(unit, 1, err, errlen);
-        *(void **)(c22 ? c22 : c21) = m;
-    }
     loading[nloading].unit = unit;
-    loading[nloading].mod = m;
+    loading[nloading].mod = NULL;
     nloading++;
     return 0;
 }
 
-/* Write m into every library context registered for it: each an aligned, writable pointer
- * inside the unit (all checked before the first write). */
-static int publish_locked(ffi_module *m, char *err, size_t errlen)
+void ffi_loading_pop(objrt_unit *unit)
 {
-    int v21;
-    for (ffi_reg *r = m->regs; r; r = r->next)
-        if (r->ptr && ctx_prefix_len(r->name, &v21) >= 0 &&
-            (objrt_unit_extent(m->unit, r->ptr, true) < sizeof(void *) ||
-             (uintptr_t)r->ptr % sizeof(void *))) {
-            snprintf(err, errlen, "'%s' registered at %p must be an aligned, writable pointer "
-                     "inside the unit's own sections", r->name, r->ptr);
-            return -1;
-        }
-    for (ffi_reg *r = m->regs; r; r = r->next)
-        if (r->ptr && ctx_prefix_len(r->name, &v21) >= 0)
-            *(void **)r->ptr = m;
-    return 0;
-}
-
-int rt_ffi_after_init(objrt_unit *unit, const rt_sym *old, char *err, size_t errlen)
-{
-    ffi_module *m = NULL;
-    int rc = 0, v21 = 0, is21 = 0;
     if (nloading > 0 && loading[nloading - 1].unit == unit)
         nloading--;
-    for (const rt_sym *s = old; s; s = s->next)   /* 0.21 registers the old way */
-        is21 |= ctx_prefix_len(s->name, &v21) >= 0;
+}
+
+ffi_module *ffi_module_open(objrt_unit *unit, int v21)
+{
+    ffi_module *m;
+    pthread_mutex_lock(&lock);
+    if ((m = module_new_locked(unit)))
+        m->v21 = v21;
+    pthread_mutex_unlock(&lock);
+    if (m && nloading > 0 && loading[nloading - 1].unit == unit)
+        loading[nloading - 1].mod = m;
+    return m;
+}
+
+int ffi_module_finish(objrt_unit *unit, const rt_reg *old, char *err, size_t errlen)
+{
+    ffi_module *m = NULL;
+    int rc = 0, ctx, is21 = 0;
+    for (const rt_reg *s = old; s; s = s->next)   /* 0.21 registers the old way */
+        is21 |= rt_model_ctx_prefix(&model, s->name, &ctx) >= 0;
     pthread_mutex_lock(&lock);
     m = unit_module_locked(unit);
     if (is21 && !m)
         m = module_new_locked(unit);
-    for (const rt_sym *s = old; is21 && m && s && rc == 0; s = s->next)
-        rc = reg_add_locked(&m->regs, m, s->name, s->ptr);
+    for (const rt_reg *s = old; is21 && m && s && rc == 0; s = s->next)
+        rc = reg_add_locked(m, s->name, s->ptr);
     if (rc)
         snprintf(err, errlen, "kernel runtime: out of memory for TVM 0.21 registrations");
     else if (is21 && !m) {
         snprintf(err, errlen, "kernel runtime: out of memory creating the TVM-FFI module");
         rc = -1;
     } else if (m)
-        rc = publish_locked(m, err, errlen);
+        rc = rt_mod_publish(&model, &m->mod, err, errlen);
     pthread_mutex_unlock(&lock);
     return rc;
 }
 
-void rt_ffi_unload(objrt_unit *unit)
+void ffi_module_close(objrt_unit *unit)
 {
-    ffi_module **pp, *m = NULL;
+    ffi_module *m;
     pthread_mutex_lock(&lock);
-    for (pp = &units; *pp; pp = &(*pp)->next)
-        if ((*pp)->unit == unit) {
-            m = *pp;
-            *pp = m->next;
-            break;
-        }
+    if ((m = unit_module_locked(unit)))
+        rt_model_remove_unit(&model, &m->mod);
     pthread_mutex_unlock(&lock);
-    if (nloading > 0 && loading[nloading - 1].unit == unit)
-        nloading--;
     if (!m)
         return;
-    while (m->regs) {
-        ffi_reg *r = m->regs;
-        m->regs = r->next;
-        free(r);
-    }
+    rt_regs_free(&m->mod.regs);
     while (m->funcs) {
         ffi_cached *c = m->funcs;
         m->funcs = c->next;
         TVMFFIObjectDecRef(c->f);
         free(c);
     }
-    m->unit = NULL;
+    m->mod.unit = NULL;
     TVMFFIObjectDecRef(m);
 }
 
 /* ---- objrt's API ---- */
 
-static ffi_module *find_unit(objrt_unit *unit)
+ffi_module *ffi_module_of(objrt_unit *unit, int create)
 {
     ffi_module *m;
     pthread_mutex_lock(&lock);
     m = unit ? unit_module_locked(unit) : NULL;
+    if (!m && unit && create)
+        m = module_new_locked(unit);
     pthread_mutex_unlock(&lock);
     return m;
 }
 
+int ffi_module_v21(const ffi_module *m)
+{
+    return m->v21;
+}
+
+int ffi_module_known(const void *p)
+{
+    int known;
+    pthread_mutex_lock(&lock);
+    known = rt_model_known(&model, p);
+    pthread_mutex_unlock(&lock);
+    return known;
+}
+
 TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit)
 {
-    ffi_module *m = find_unit(unit);
+    ffi_module *m = ffi_module_of(unit, 0);
     if (!m)
         objrt_set_last_error("objrt_ffi_module: %p is not a loaded TVM-FFI unit", (void *)unit);
     return m;
@@ -761,7 +562,7 @@ TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit)
 
 int objrt_ffi_unit(objrt_unit *unit)
 {
-    return find_unit(unit) != NULL;
+    return ffi_module_of(unit, 0) != NULL;
 }
 
 /* The code of the unit's function `name` (ffi_loader.c): 1 with it in *code, 0 when the
@@ -770,11 +571,7 @@ int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
 {
     ffi_module *m, *owner = NULL;
     char *sym = NULL, why[WHY_LEN];
-    pthread_mutex_lock(&lock);
-    if (!(m = unit_module_locked(unit)))    /* plain C exports: a module without a context */
-        m = module_new_locked(unit);
-    pthread_mutex_unlock(&lock);
-    if (!m) {
+    if (!(m = ffi_module_of(unit, 1))) {   /* plain C exports: a module without a context */
         ffi_raise("MemoryError", "objrt: out of memory looking up %s", name);
         return -1;
     }
@@ -788,125 +585,7 @@ int ffi_unit_code(objrt_unit *unit, const char *name, void **code)
     return *code != NULL;
 }
 
-/* Whether a loaded unit defines __tvm_ffi_<name> (C code exporting the ABI by hand). */
-static int exports_ffi(objrt_unit *unit, const char *name)
-{
-    char *sym = objrt_name_join(FN_PREFIX, name, NULL);
-    int found = sym && objrt_unit_sym(unit, sym) != NULL;
-    free(sym);
-    return found;
-}
-
-/* ---- an old-ABI packed function seen as a TVM-FFI Function ---- */
-
-/* TVMFFIAny -> TVMValue and type code; -1 for a type the old ABI has no code for. */
-static int to_old(const TVMFFIAny *a, TVMValue *v, int *code)
-{
-    switch (a->type_index) {
-    case kTVMFFINone: v->v_handle = NULL; *code = kTVMNullptr; return 0;
-    case kTVMFFIInt: case kTVMFFIBool: v->v_int64 = a->v_int64; *code = kTVMArgInt; return 0;
-    case kTVMFFIFloat: v->v_float64 = a->v_float64; *code = kTVMArgFloat; return 0;
-    case kTVMFFIOpaquePtr: v->v_handle = a->v_ptr; *code = kTVMOpaqueHandle; return 0;
-    case kTVMFFIDataType: v->v_type = a->v_dtype; *code = kTVMDataType; return 0;
-    case kTVMFFIDevice: v->v_device = a->v_device; *code = kDLDevice; return 0;
-    case kTVMFFIDLTensorPtr: v->v_handle = a->v_ptr; *code = kTVMDLTensorHandle; return 0;
-    case kTVMFFIRawStr: v->v_str = a->v_c_str; *code = kTVMStr; return 0;
-    case kTVMFFITensor:                      /* the DLTensor follows the object header */
-        v->v_handle = (char *)a->v_obj + sizeof(TVMFFIObject);
-        *code = kTVMDLTensorHandle;
-        return 0;
-    default: return -1;
-    }
-}
-
-#define OLD_MAX_ARGS 64
-
-static int old_call(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret)
-{
-    TVMValue v[OLD_MAX_ARGS], rv = { 0 };
-    int codes[OLD_MAX_ARGS], rcode = kTVMNullptr;
-    if (n < 0 || n > OLD_MAX_ARGS) {
-        ffi_raise("ValueError", "%s: at most %d arguments through the old ABI",
-                  objrt_tvm_func_name(self), OLD_MAX_ARGS);
-        return -1;
-    }
-    for (int32_t i = 0; i < n; i++)
-        if (to_old(&args[i], &v[i], &codes[i]) != 0) {
-            ffi_raise("TypeError", "%s: argument #%d has type index %d, which TVM's old packed "
-                      "ABI cannot pass", objrt_tvm_func_name(self), (int)i, args[i].type_index);
-            return -1;
-        }
-    objrt_set_last_error("%s", "");
-    if (TVMFuncCall(self, v, codes, n, &rv, &rcode) != 0) {
-        ffi_raise("RuntimeError", "%s", objrt_last_error()[0] ? objrt_last_error() :
-                  "the kernel failed and set no error message");
-        return -1;
-    }
-    ret->zero_padding = 0;
-    switch (rcode) {
-    case kTVMArgInt: ret->type_index = kTVMFFIInt; ret->v_int64 = rv.v_int64; break;
-    case kTVMArgFloat: ret->type_index = kTVMFFIFloat; ret->v_float64 = rv.v_float64; break;
-    case kTVMNullptr: ret->type_index = kTVMFFINone; ret->v_int64 = 0; break;
-    default: ret->type_index = kTVMFFIOpaquePtr; ret->v_ptr = rv.v_handle; break;
-    }
-    return 0;
-}
-
-int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
-{
-    ffi_module *m = find_unit(unit);
-    TVMFFIObjectHandle f = NULL;
-    const char *want = name ? name : "main";
-    if (out)
-        *out = NULL;
-    if (!out) {
-        ffi_raise("ValueError", "objrt_ffi_func: NULL out");
-        return -1;
-    }
-    if (!m && unit && exports_ffi(unit, want)) {   /* pure C exports: no library context */
-        pthread_mutex_lock(&lock);
-        if (!(m = unit_module_locked(unit)))
-            m = module_new_locked(unit);
-        pthread_mutex_unlock(&lock);
-    }
-    if (!m && unit) {                        /* an old-ABI unit: its packed function, adapted */
-        TVMFunctionHandle h = name ? objrt_tvm_func(unit, name) : objrt_tvm_main(unit);
-        if (!h) {
-            ffi_raise("RuntimeError", "%s", objrt_last_error());
-            return -1;
-        }
-        return ffi_core_get()->function_create(h, old_call, NULL, out);
-    }
-    if (!m) {
-        ffi_raise("RuntimeError", "objrt_ffi_func: NULL unit");
-        return -1;
-    }
-    if (!name && m->v21) {                   /* 0.21: the function __tvm_main__ names */
-        TVMFunctionHandle h = objrt_tvm_main(unit);
-        if (!h) {
-            ffi_raise("RuntimeError", "%s", objrt_last_error());
-            return -1;
-        }
-        want = objrt_tvm_func_name(h);
-    }
-    char why[WHY_LEN];
-    if (!(f = module_function(m, want, why)) && why[0]) {
-        ffi_raise("RuntimeError", "%s", why);
-        return -1;
-    }
-    if (!f) {
-        ffi_raise("RuntimeError", "Cannot find function %s in %s", name ? name : FN_PREFIX "main",
-                  objrt_unit_name(unit));
-        return -1;
-    }
-    TVMFFIObjectIncRef(f);
-    *out = f;
-    return 0;
-}
-
-/* What the runtime's lower files reach of this one, handed to them before main: the
- * built-in globals (ffi_object.c) and the module lookup of TVMBackendGetFuncFromEnv
- * (modules.c). */
+/* The built-in globals, handed to ffi_object.c (below this file) before main. */
 static const ffi_builtin env_builtins[] = {
     {"ffi.SystemLib", ffi_builtin_system_lib},
     {"ffi.ModuleGetFunction", ffi_builtin_module_get_function},
@@ -915,5 +594,4 @@ static const ffi_builtin env_builtins[] = {
 __attribute__((constructor)) static void ffi_env_register(void)
 {
     ffi_core_builtins(env_builtins, sizeof env_builtins / sizeof env_builtins[0]);
-    rt_modules_env_lookup(rt_ffi_get_func_from_env);
 }
