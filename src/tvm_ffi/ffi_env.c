@@ -14,7 +14,7 @@
 #define FN_PREFIX "__tvm_ffi_"
 #define MAX_NESTED 16                       /* loads started from constructors, per thread */
 #define WHY_LEN FFI_WHY_LEN
-#define CTX21 1                             /* ctx_names[1]: TVM 0.21's */
+#define IS_CTX21 1                          /* ctx_names[1]: TVM 0.21's */
 
 typedef struct ffi_cached {                 /* a Function handed out, owned by its module */
     struct ffi_cached *next;
@@ -40,10 +40,7 @@ static struct {                             /* an allocation header before it, a
 _Static_assert(offsetof(__typeof__(host_block), mod) == sizeof(TVMFFIObjectAllocHeader),
                "the host's module right after its header");
 #define host_mod host_block.mod
-static const char *const ctx_names[] = {
-    "__tvm_ffi__library_ctx",               /* TVM 0.22+ */
-    "__tvm_ffi_library_ctx",                /* TVM 0.21 */
-};
+static const char *const ctx_names[] = { FFI_CTX22, FFI_CTX21 };
 static rt_model model = { .ctx_names = ctx_names, .nctx = 2, .host = &host_mod.mod };
 
 static __thread struct { objrt_unit *unit; ffi_module *mod; } loading[MAX_NESTED];
@@ -93,7 +90,7 @@ static int reg_add_locked(ffi_module *m, const char *name, void *ptr)
     if (rt_mod_register(&model, &m->mod, name, ptr, &ctx) != 0)
         return -1;
     if (ctx >= 0)
-        m->v21 = ctx == CTX21;
+        m->v21 = ctx == IS_CTX21;
     return 0;
 }
 

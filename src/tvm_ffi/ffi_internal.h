@@ -41,6 +41,8 @@ char *ffi_arg_str(const TVMFFIAny *a);
 
 /* ffi_env.c: the module model (a Module per unit, on runtime/model.h) and its lookups. */
 typedef struct ffi_module ffi_module;
+#define FFI_CTX22 "__tvm_ffi__library_ctx"  /* a unit's library context, TVM 0.22+ */
+#define FFI_CTX21 "__tvm_ffi_library_ctx"   /* TVM 0.21's */
 #define FFI_WHY_LEN 1200
 /* The unit's module, or NULL; with create, made when it has none yet (NULL: out of memory). */
 ffi_module *ffi_module_of(objrt_unit *unit, int create);

@@ -12,16 +12,13 @@
 #include "ffi_internal.h"
 #include "finish/unit.h"
 
-#define CTX22 "__tvm_ffi__library_ctx"      /* TVM 0.22+ */
-#define CTX21 "__tvm_ffi_library_ctx"       /* TVM 0.21 */
 #define OWN SIZE_MAX                        /* no field of the core: always objrt's own */
 
 /* Every name loaded code binds to TVM-FFI, in one table: objrt's definition, the field of
  * the process's core that replaces it when that core is another library's (ffi_core_get:
  * objrt's own core's fields are these same functions), and whether a TVM-FFI unit in DSO
  * mode defines "__" + name as a slot to call through. Kept as "__" + name: the slot's name
- * and, two characters on, the function's. The slots come first, in the order their checks
- * report them. */
+ * and, two characters on, the function's. The slots are checked in the table's order. */
 #define NAME(f, field, slot) {"__" #f, (void *)f, field, slot}
 #define CORE(field) offsetof(ffi_core, field)
 static const struct ffi_name {
@@ -50,9 +47,6 @@ static const struct ffi_name {
     NAME(TVMBackendAnyListMoveFromPackedReturn, OWN, 0),
 };
 #define NNAMES (sizeof names / sizeof names[0])
-#define NFFI_SLOTS 5                        /* names[0..4] */
-/* A TVM-FFI unit's TVMBackend slots are the runtime's (rt_dso_slots, modules.h). */
-#define NSLOTS (NFFI_SLOTS + RT_NDSO_SLOTS - RT_OLD_ONLY_SLOTS)
 
 static void *ffi_lookup(const char *name)
 {
@@ -102,20 +96,25 @@ static void *slot_value_locked(const char *name)
     return r ? r->ptr : default_slot(name);
 }
 
-/* Check (write == 0) or fill (write == 1) every slot the unit defines; -1 with err set when
- * one is not an aligned, writable pointer of the unit itself. */
+/* Check (write == 0) or fill (write == 1) every slot the unit defines: the table's, the
+ * runtime's TVMBackend ones (rt_dso_slots, modules.h: TVM-FFI units define them too), and
+ * the host's registrations; -1 with err set when one is not an aligned, writable pointer of
+ * the unit itself. */
 static int slots(objrt_unit *unit, int write, char *err, size_t errlen)
 {
-    size_t n = NSLOTS, i = 0;
+    size_t n = RT_NDSO_SLOTS - RT_OLD_ONLY_SLOTS, i = 0;
     const char **list;
     void *at, *val;
     int rc = 0;
+    for (size_t k = 0; k < NNAMES; k++)
+        n += names[k].slot;
     pthread_mutex_lock(&lock);
     for (rt_reg *r = ctx_syms; r; r = r->next)
         n++;
     if ((list = calloc(n, sizeof *list))) {
-        for (; i < NFFI_SLOTS; i++)
-            list[i] = names[i].slot_name;
+        for (size_t k = 0; k < NNAMES; k++)
+            if (names[k].slot)
+                list[i++] = names[k].slot_name;
         for (size_t k = RT_OLD_ONLY_SLOTS; k < RT_NDSO_SLOTS; k++)
             list[i++] = rt_dso_slots[k].name;
         for (rt_reg *r = ctx_syms; r; r = r->next)
@@ -150,8 +149,8 @@ static int dso_mode(objrt_unit *unit, char *err, size_t errlen)
 {
     void *c22 = NULL, *c21 = NULL;
     ffi_module *m;
-    if (objrt_unit_slot(unit, CTX22, sizeof(void *), true, &c22, NULL, err, errlen) < 0 ||
-        objrt_unit_slot(unit, CTX21, sizeof(void *), true, &c21, NULL, err, errlen) < 0)
+    if (objrt_unit_slot(unit, FFI_CTX22, sizeof(void *), true, &c22, NULL, err, errlen) < 0 ||
+        objrt_unit_slot(unit, FFI_CTX21, sizeof(void *), true, &c21, NULL, err, errlen) < 0)
         return -1;
     if (!c22 && !c21)
         return 0;
