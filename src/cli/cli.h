@@ -28,6 +28,13 @@ typedef struct cli_command {
 
 extern const cli_command cli_run, cli_layout, cli_call;
 
+/* The loader's variables a user of the command reaches for, the last lines of `objrt --help`
+ * and `objrt run --help` (one text, so the two cannot drift; docs/reference.md lists all). */
+#define CLI_ENV_HELP \
+    "environment: OBJRT_PERF_MAP=1 writes /tmp/perf-PID.map for perf; OBJRT_PERF_JITDUMP=1\n" \
+    "writes /tmp/jit-PID.dump for perf inject --jit; OBJRT_GDB_JIT=0 hides loaded code from\n" \
+    "gdb; see objrt(1) for the kernel runtime's variables.\n"
+
 /* "usage: " and cmd's synopsis lines, then its help: what `objrt NAME --help` prints. */
 void cli_help(FILE *f, const cli_command *cmd);
 /* The synopsis lines of cmd, the first after `lead` ("usage: "), the others after as many

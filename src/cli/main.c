@@ -21,8 +21,7 @@ static const char top_tail[] =
     "exit status: 125 if objrt fails (usage, load or link error); run: the program's own,\n"
     "127 if the entry symbol is not defined; call: 1 if the kernel fails, 127 if FUNC is\n"
     "missing.\n"
-    "environment: OBJRT_PERF_MAP=1 writes /tmp/perf-PID.map for perf; OBJRT_GDB_JIT=0 hides\n"
-    "loaded code from gdb; see objrt(1) for the kernel runtime's variables.\n";
+    CLI_ENV_HELP;
 
 static void synopsis(FILE *f)
 {

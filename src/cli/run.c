@@ -39,8 +39,7 @@ const cli_command cli_run = {
         "\n"
         "exit status: the program's own; 125 if objrt fails (usage, load or link error);\n"
         "127 if the entry symbol is not defined.\n"
-        "environment: OBJRT_PERF_MAP=1 writes /tmp/perf-PID.map for perf; OBJRT_GDB_JIT=0 hides\n"
-        "loaded code from gdb; see objrt(1) for the kernel runtime's variables.\n",
+        CLI_ENV_HELP,
     .main = run_main,
 };
 

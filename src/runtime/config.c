@@ -28,30 +28,59 @@ static long env_number(const char *name, uint64_t min, uint64_t max, long dflt)
     return dflt;
 }
 
-/* Parse a CPU list "0,2-3" into cpus[]; returns the count (0 on any syntax error). */
-static int parse_cpu_list(const char *s, int *cpus, int max)
+/* One number of a CPU list: the `len` bytes at s, a CPU in [0, CPU_SETSIZE). */
+static int cpu_number(const char *s, size_t len, long *out, char *why, size_t whylen)
+{
+    char text[32];
+    uint64_t v;
+    if (len >= sizeof text) {
+        snprintf(why, whylen, "a CPU number of %zu characters", len);
+        return -1;
+    }
+    memcpy(text, s, len);
+    text[len] = 0;
+    if (objrt_number(text, 0, CPU_SETSIZE - 1, &v, why, whylen) != 0)
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+/* One element of a CPU list, "N" or "N-M": the `len` bytes at s, into [*lo, *hi]. */
+static int cpu_range(const char *s, size_t len, long *lo, long *hi, char *why, size_t whylen)
+{
+    size_t dash = strcspn(s, "-,");
+    if (cpu_number(s, dash, lo, why, whylen) != 0)
+        return -1;
+    *hi = *lo;
+    if (dash < len && cpu_number(s + dash + 1, len - dash - 1, hi, why, whylen) != 0)
+        return -1;
+    if (*hi < *lo) {
+        snprintf(why, whylen, "the range %ld-%ld runs backwards", *lo, *hi);
+        return -1;
+    }
+    return 0;
+}
+
+/* OBJRT_CPUS "0,2-3" into cpus[] (at most max); returns the count, or 0 when the list is
+ * not one: said on stderr, as the numeric variables (env_number), then ignored so the pool
+ * still starts. Each number through objrt_number: strtol took "+1", " 1" and "1x". */
+static int parse_cpu_list(const char *list, int *cpus, int max)
 {
     int n = 0;
-    while (s && *s) {
-        char *end;
-        long lo = strtol(s, &end, 10), hi = lo;
-        if (end == s || lo < 0)
+    char why[256];
+    for (const char *s = list;;) {
+        size_t len = strcspn(s, ",");
+        long lo, hi;
+        if (cpu_range(s, len, &lo, &hi, why, sizeof why) != 0) {
+            fprintf(stderr, "objrt: OBJRT_CPUS list not taken (%s); ignored\n", why);
             return 0;
-        if (*end == '-') {
-            s = end + 1;
-            hi = strtol(s, &end, 10);
-            if (end == s || hi < lo)
-                return 0;
         }
         for (long c = lo; c <= hi && n < max; c++)
             cpus[n++] = (int)c;
-        if (*end == ',')
-            end++;
-        else if (*end)
-            return 0;
-        s = end;
+        if (!s[len])
+            return n;
+        s += len + 1;
     }
-    return n;
 }
 
 static int usable_cpus(int *cpus, int max)
@@ -82,7 +111,7 @@ static void load(void)
     int max = (int)(sizeof cfg.cpus / sizeof cfg.cpus[0]);
 
     memset(&cfg, 0, sizeof cfg);
-    cfg.ncpus = list ? parse_cpu_list(list, cfg.cpus, max) : 0;
+    cfg.ncpus = list && *list ? parse_cpu_list(list, cfg.cpus, max) : 0;
     cfg.bind = cfg.ncpus > 0 ? RT_BIND_LIST : RT_BIND_SPREAD;
     if (cfg.ncpus == 0)
         cfg.ncpus = usable_cpus(cfg.cpus, max);

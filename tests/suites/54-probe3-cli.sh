@@ -22,7 +22,8 @@ expect "page size quoted as typed" "page size in hex quoted in the loader's refu
     "the .npz before its size was changed loads" \
     "an .npz member name escaped in the reader's refusal" \
     "an .npz member name escaped in the graph's refusal" \
-    "TVM_NUM_THREADS=-3 ignored, saying so" "TVM_NUM_THREADS=3 taken silently"
+    "TVM_NUM_THREADS=-3 ignored, saying so" "TVM_NUM_THREADS=3 taken silently" \
+    "OBJRT_CPUS=+0 ignored, saying so" "OBJRT_CPUS=0,1-1 taken silently"
 expect_harness "the .npz names hold a raw ESC (setup)"
 [ -z "$SAN" ] && expect "OBJRT_LIBRARY naming a FIFO refused at import" \
     "OBJRT_LIBRARY naming libobjrt.so imports" "a load at the mapping limit names the unit and the limit" \
@@ -91,6 +92,17 @@ if build_prog "TVM_NUM_THREADS=-3 ignored, saying so" nt nt.c; then
     out=$(OMP_NUM_THREADS=2 TVM_NUM_THREADS=3 ./nt 2>nt.err); err=$(cat nt.err)
     if [ "$out" = 3 ] && [ -z "$err" ]; then pass "TVM_NUM_THREADS=3 taken silently"
     else fail "TVM_NUM_THREADS=3 taken silently: threads '$out', stderr '$(oneline "$err")'"; fi
+    # OBJRT_CPUS's numbers go through the same reader: strtol took "+0" as CPU 0, silently.
+    # With no thread count set the pool has one thread per listed CPU; a list not taken
+    # leaves every usable CPU.
+    cpus() { env -u TVM_NUM_THREADS -u OMP_NUM_THREADS OBJRT_CPUS="$1" ./nt 2>nt.err; }
+    out=$(cpus +0); err=$(cat nt.err)
+    if [ "$out" = "$(nproc)" ] && grep -q "^objrt: OBJRT_CPUS list not taken ('+0': expected a whole number from 0 to 1023.*); ignored$" <<<"$err"
+    then pass "OBJRT_CPUS=+0 ignored, saying so"
+    else fail "OBJRT_CPUS=+0 ignored, saying so: threads '$out', stderr '$(oneline "$err")'"; fi
+    out=$(cpus 0,1-1); err=$(cat nt.err)
+    if [ "$out" = 2 ] && [ -z "$err" ]; then pass "OBJRT_CPUS=0,1-1 taken silently"
+    else fail "OBJRT_CPUS=0,1-1 taken silently: threads '$out', stderr '$(oneline "$err")'"; fi
 fi
 # ---- items 5 and 6: an .npz member's real reason, and its name escaped ----------------------
 # zips.py writes: ok.npz (member a.npy, deflated), big.npz (the same with the directory's
