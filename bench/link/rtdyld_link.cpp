@@ -43,10 +43,7 @@
 
 namespace {
 
-using bench::Clock;
-using bench::cpu_us;
-using bench::report;
-using bench::us_since;
+using bench::Input;
 
 // Resolves against the objects of one RuntimeDyld first, then the host process.
 class HostResolver : public llvm::JITSymbolResolver {
@@ -90,11 +87,6 @@ public:
                 mine.insert(name);
         return mine;
     }
-};
-
-struct Input {
-    std::string path;
-    std::unique_ptr<llvm::MemoryBuffer> buf;
 };
 
 // One linked image: keeps the memory manager and dyld alive while the code is used.
@@ -157,87 +149,9 @@ void *lookup(void *cookie, const char *name)
 
 int main(int argc, char **argv)
 {
-    int reps = 30;
-    double budget_s = 20;
-    std::string what = "none";
-    const char *samples_path = nullptr;
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!std::strcmp(argv[i], "-r") && i + 1 < argc)
-            reps = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "-t") && i + 1 < argc)
-            budget_s = std::atof(argv[++i]);
-        else if (!std::strcmp(argv[i], "-c") && i + 1 < argc)
-            what = argv[++i];
-        else if (!std::strcmp(argv[i], "-s") && i + 1 < argc)
-            samples_path = argv[++i];
-        else {
-            std::fprintf(stderr, "usage: %s [-r REPS] [-t SECONDS] [-c sqlite|lua|jit|none] [-s SAMPLES_FILE] FILE.o...\n",
-                         argv[0]);
-            return 2;
-        }
-    }
-    if (i == argc) {
-        std::fprintf(stderr, "rtdyld_link: no input files\n");
-        return 2;
-    }
-    llvm::InitializeNativeTarget();
-    if (!dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL)) {
-        std::fprintf(stderr, "rtdyld_link: dlopen libm: %s\n", dlerror());
-        return 1;
-    }
-
-    std::vector<Input> inputs;
-    size_t bytes = 0;
-    for (; i < argc; i++) {
-        auto buf = llvm::MemoryBuffer::getFile(argv[i]);
-        if (!buf) {
-            std::fprintf(stderr, "rtdyld_link: %s: %s\n", argv[i], buf.getError().message().c_str());
-            return 1;
-        }
-        bytes += (*buf)->getBufferSize();
-        inputs.push_back({argv[i], std::move(*buf)});
-    }
-    std::printf("rtdyld inputs=%zu bytes=%zu\n", inputs.size(), bytes);
-
-    std::vector<double> link_us, total_us, link_cpu;
-    auto start = Clock::now();
-    for (int r = 0; r < reps; r++) {
-        Image img;
-        double c0 = cpu_us();
-        auto t0 = Clock::now();
-        bool ok = link_all(inputs, img);
-        double l = us_since(t0);
-        double c = cpu_us() - c0;
-        teardown(img);
-        double t = us_since(t0);
-        if (!ok) {
-            std::fprintf(stderr, "rtdyld_link: link failed: %s\n", img.error.c_str());
-            return 1;
-        }
-        link_us.push_back(l);
-        link_cpu.push_back(c);
-        total_us.push_back(t);
-        if (r >= 4 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s)
-            break;                              // enough samples within the time budget
-    }
-    if (samples_path) {                         // raw samples, appended: "wall_us cpu_us"
-        if (FILE *f = std::fopen(samples_path, "a")) {
-            for (size_t k = 0; k < link_us.size(); k++)
-                std::fprintf(f, "%.1f %.1f\n", link_us[k], link_cpu[k]);
-            std::fclose(f);
-        }
-    }
-    report("rtdyld link", link_us);
-    report("rtdyld link+teardown", total_us);
-    report("rtdyld link-cpu", link_cpu);
-
-    Image img;
-    if (!link_all(inputs, img)) {
-        std::fprintf(stderr, "rtdyld_link: link failed: %s\n", img.error.c_str());
-        return 1;
-    }
-    bool ok = bench_check(what.c_str(), lookup, &img) == 0;
-    teardown(img);
-    return ok ? 0 : 1;
+    bench::Run run{"rtdyld_link", "rtdyld"};
+    if (int status = bench::setup(run, argc, argv))
+        return status;
+    std::printf("rtdyld inputs=%zu bytes=%zu\n", run.inputs.size(), run.bytes);
+    return bench::time_links<Image>(run, [&](Image &img) { return link_all(run.inputs, img); }, teardown, lookup);
 }
