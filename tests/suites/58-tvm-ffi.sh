@@ -3,7 +3,9 @@
 # in DSO mode (context slots) and system-lib mode (prefix "lib_"), each run by a C host
 # linked natively against the reference implementation (tests/tvm_ffi/ref_ffi.c) and by
 # the same host on objrt; the two outputs must be equal line for line. Negative controls:
-# an unfilled slot (a NULL call, as under TVM), a wrong type index, an error without a kind.
+# an unfilled slot (a NULL call, as under TVM), a wrong type index, an error without a kind,
+# a foreign address and an unloaded unit's Module refused by both ABIs' lookups (checked by
+# hand to fail when the model keeps an unloaded unit or takes any address).
 # `objrt call` runs each add (-f add, and the entry without -f) on .npy files and must print
 # what the native link computed; a mismatched shape exits 1 with "<kind>: <message>".
 # x86_64:, x86_64:asan and x86_64:tsan run 1 and 4 threads (a sanitizer's report in any
@@ -23,7 +25,8 @@ for v in $vers; do
         for t in $threads; do expect "ffi-$v-$mode-t$t-c-host"; done
     done
     expect "ffi-$v-wrong-type-index" "ffi-$v-no-kind" "ffi-$v-unfilled-slot" "ffi-$v-call-data-symbol-refused" \
-        "ffi-$v-sys-unload-drops-registrations" "ffi-$v-dso-host-context-symbol" "ffi-$v-call-list"
+        "ffi-$v-sys-unload-drops-registrations" "ffi-$v-dso-host-context-symbol" "ffi-$v-call-list" \
+        "ffi-$v-known-handle-check"
     # first calls from threads: under tsan only 0.26, whose handle is set by
     # TVMFFIHandleInitOnce (0.21-0.25 code checks and stores its static handle unlocked, a
     # benign race TVM fixed with InitOnce, tvm PR 19939, which tsan reports)
@@ -77,6 +80,15 @@ for v in $vers; do
     # registrations go with the unit; a host's context symbol fills the DSO slot
     if grep -qx 'objrt-only after-unload: add is gone' "$TMP/o${v}sys1"; then pass "ffi-$v-sys-unload-drops-registrations"
     else fail "ffi-$v-sys-unload-drops-registrations: $(grep '^objrt-only' "$TMP/o${v}sys1" | tr '\n' ' ')"; fi
+    # the known-handle check (runtime/model.h): the unit's Module passes both ABIs' lookups
+    # while the unit is loaded, not once it is unloaded; an address objrt never gave out never
+    want='objrt-only known-handle unit loaded: ffi found env found
+objrt-only known-handle foreign address: ffi refused env refused
+objrt-only known-handle unit unloaded: ffi refused env refused'
+    got=$(grep -h '^objrt-only known-handle' "$o"; grep -h '^objrt-only known-handle' "$TMP/o${v}sys1")
+    if [ "$got" = "$want
+$want" ]; then pass "ffi-$v-known-handle-check"
+    else fail "ffi-$v-known-handle-check: $(tr '\n' ' ' <<<"$got")"; fi
     if grep -qx "ctx-alloc: the host's allocator used" "$o" && grep -qx "ctx-alloc: the host's allocator not used" "$TMP/o${v}sys1"; then
         pass "ffi-$v-dso-host-context-symbol"
     else fail "ffi-$v-dso-host-context-symbol: $(grep -h '^ctx-alloc' "$o" "$TMP/o${v}sys1" | tr '\n' ' ')"; fi

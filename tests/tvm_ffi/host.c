@@ -235,6 +235,35 @@ static void syslib_after_unload(void)
     if (call("objrt-only after-unload", gf, q, 3, &r) == 0)
         printf("objrt-only after-unload: add is %s\n", r.type_index == kTVMFFINone ? "gone" : "still there");
 }
+
+/* What a lookup through mod gave: "found", "refused" (mod is no handle objrt holds: the
+ * known-handle check both ABIs share, src/runtime/model.h) or "missing" (another error). */
+static const char *outcome(int rc, const char *error, const char *refusal)
+{
+    return rc == 0 ? "found" : strstr(error, refusal) ? "refused" : "missing";
+}
+
+static void known(const char *when, void *mod)
+{
+    TVMFFIObjectHandle f = NULL, e = NULL;
+    TVMFunctionHandle h = NULL;
+    char msg[256] = "";
+    int rc = TVMFFIEnvModLookupFromImports(mod, "add", &f);
+    TVMFFIErrorMoveFromRaised(&e);
+    if (e) {
+        const TVMFFIErrorCell *cell = (const void *)((char *)e + sizeof(TVMFFIObject));
+        snprintf(msg, sizeof msg, "%.*s", (int)cell->message.size, cell->message.data);
+        TVMFFIObjectDecRef(e);
+    }
+    const char *ffi = outcome(rc || !f, msg, "is not a library context of objrt");
+    TVMAPISetLastError("");
+    rc = TVMBackendGetFuncFromEnv(mod, "add", &h);
+    TVMFFIErrorMoveFromRaised(&e);          /* a TVM-FFI module's refusal raises: dropped */
+    if (e)
+        TVMFFIObjectDecRef(e);
+    printf("objrt-only known-handle %s: ffi %s env %s\n", when, ffi,
+           outcome(rc || !h, TVMGetLastError(), "is not a module context of objrt"));
+}
 #endif
 
 int main(int argc, char **argv)
@@ -273,7 +302,12 @@ int main(int argc, char **argv)
     fflush(stdout);
 #ifndef NATIVE
     if (!getenv("HOST_CASE")) {             /* objrt only: unload drops the registrations */
+        void *mod = objrt_ffi_module(unit);
+        int foreign;
+        known("unit loaded", mod);
+        known("foreign address", &foreign);
         objrt_unload(unit);
+        known("unit unloaded", mod);        /* compared, never read: it may be freed */
         syslib_after_unload();
     }
     objrt_free(ctx);
