@@ -111,6 +111,14 @@ struct objrt_ctx {
  * has begun: nothing more may start on it. */
 bool objrt_ctx_enter(objrt_ctx *ctx);           /* registry.c */
 void objrt_ctx_leave(objrt_ctx *ctx);
+/* Every public entry point's frame: a counted call holding the context's lock, false (with
+ * "context is closed" recorded) once objrt_free has begun; objrt_ctx_end undoes it. */
+bool objrt_ctx_begin(objrt_ctx *ctx);
+void objrt_ctx_end(objrt_ctx *ctx);
+/* The same for an entry point given a unit: u's context, begun, when u is loaded now (it
+ * is read only then) and its context open; else NULL, u untouched (an unloaded unit has
+ * no context to record an error on; a closing one records "context is closed"). */
+objrt_ctx *objrt_unit_begin(const objrt_unit *u);
 
 /* ---- the loaded units of the process (registry.c) ---- */
 int objrt_registry_add(objrt_unit *u);         /* 0, or -1 when out of memory */
@@ -122,6 +130,9 @@ bool objrt_registry_has(const objrt_unit *u);   /* registry.c: loaded now? */
  * context open, else NULL; read under the registry's lock, so u is not freed meanwhile. */
 objrt_ctx *objrt_registry_enter(const objrt_unit *u);
 void *objrt_unit_lookup(const objrt_unit *u, const char *name);
+/* objrt_unit_sym(): u's `name` when u is loaded now and its context open, else NULL with
+ * the reason recorded on the context (none for a unit not loaded: it is never read). */
+void *objrt_registry_sym(const objrt_unit *u, const char *name);
 void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
 void *objrt_dso_handle_of(const void *pc);
 

@@ -48,11 +48,11 @@ static const objrt_info_dep *bound_to(const objrt_unit *by, const objrt_unit *u)
 
 size_t objrt_unit_dependants(objrt_unit *u)
 {
-    if (!u)
+    objrt_ctx *ctx = objrt_unit_begin(u);
+    if (!ctx)
         return 0;
-    pthread_mutex_lock(&u->ctx->lock);
     size_t n = u->ndependants;
-    pthread_mutex_unlock(&u->ctx->lock);
+    objrt_ctx_end(ctx);
     return n;
 }
 

@@ -332,15 +332,15 @@ int objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info)
 {
     if (!info)
         return ctx ? objrt_fail(ctx, "objrt_addr_info: no result buffer") : -1;
-    if (ctx)
-        pthread_mutex_lock(&ctx->lock);
+    if (ctx && !objrt_ctx_begin(ctx))
+        return -1;                      /* closing: "context is closed" */
     pthread_mutex_lock(&registry_lock);
     const objrt_unitinfo *ui = objrt_unitinfo_find_unlocked(ctx, (uintptr_t)addr);
     if (ui)
         objrt_unitinfo_describe(ui, (uintptr_t)addr, info);
     pthread_mutex_unlock(&registry_lock);
     if (ctx)
-        pthread_mutex_unlock(&ctx->lock);
+        objrt_ctx_end(ctx);
     if (!ui)
         return ctx ? objrt_fail(ctx, "address %p is not inside a loaded unit", addr) : -1;
     return 0;
@@ -348,7 +348,12 @@ int objrt_addr_info(objrt_ctx *ctx, const void *addr, objrt_location *info)
 
 const char *objrt_unit_name(const objrt_unit *u)
 {
-    return u && u->info ? u->info->name : NULL;
+    objrt_ctx *ctx = objrt_unit_begin(u);
+    if (!ctx)
+        return NULL;
+    const char *name = u->info ? u->info->name : NULL;
+    objrt_ctx_end(ctx);
+    return name;
 }
 
 OBJRT_FORK_LOCK(registry_lock)

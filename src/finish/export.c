@@ -93,10 +93,9 @@ static void fill(const objrt_unit *u, image *m)
 
 int objrt_unit_export(objrt_unit *u)
 {
-    if (!u)
+    objrt_ctx *ctx = objrt_unit_begin(u);
+    if (!ctx)
         return -1;
-    objrt_ctx *ctx = u->ctx;
-    pthread_mutex_lock(&ctx->lock);
     int rc = 0;
     image m = { 0 };
     const char *why;
@@ -114,6 +113,6 @@ int objrt_unit_export(objrt_unit *u)
                             "table: %s", why);
     }
     free(m.buf);
-    pthread_mutex_unlock(&ctx->lock);
+    objrt_ctx_end(ctx);
     return rc;
 }

@@ -7,14 +7,14 @@
 
 int objrt_unit_foreach_sym(objrt_unit *u, objrt_sym_visitor fn, void *data)
 {
-    if (!u || !fn)
+    objrt_ctx *ctx = fn ? objrt_unit_begin(u) : NULL;
+    if (!ctx)
         return -1;
     int rc = 0;
-    pthread_mutex_lock(&u->ctx->lock);
     for (size_t i = 0; i < u->syms.n && rc == 0; i++) {
         const objrt_strent *e = &u->syms.ents[i];
         rc = fn(data, e->key.s, (void *)(uintptr_t)u->addrs[e->val]);
     }
-    pthread_mutex_unlock(&u->ctx->lock);
+    objrt_ctx_end(ctx);
     return rc;
 }

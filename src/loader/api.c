@@ -35,22 +35,6 @@ objrt_ctx *objrt_new(void)
     return ctx;
 }
 
-/* A call on the context (context.h, objrt_ctx_enter) holding its lock; -1 when it is
- * closed. Every entry point that takes the lock goes through begin/end. */
-static int begin(objrt_ctx *ctx)
-{
-    if (!objrt_ctx_enter(ctx))
-        return -1;
-    pthread_mutex_lock(&ctx->lock);
-    return 0;
-}
-
-static void end(objrt_ctx *ctx)
-{
-    pthread_mutex_unlock(&ctx->lock);
-    objrt_ctx_leave(ctx);
-}
-
 /* A thread_local object of the unit another running thread still holds: its destructor
  * would run at that thread's exit, from code the unload removes (symbols/tls_dtors.c). */
 static int tls_refuse(objrt_unit *u, int n, void (*fn)(void *), void *obj)
@@ -119,10 +103,10 @@ int objrt_set_options(objrt_ctx *ctx, const objrt_options *opt)
     size_t ps = opt->page_size;
     if (ps && ps != 4096 && ps != 16384 && ps != 65536)
         return objrt_fail(ctx, "page size %zu: use 4096, 16384 or 65536", ps);
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return -1;
     ctx->opt = *opt;
-    end(ctx);
+    objrt_ctx_end(ctx);
     return 0;
 }
 
@@ -153,10 +137,10 @@ int objrt_define(objrt_ctx *ctx, const char *name, void *addr)
         return ctx ? objrt_fail(ctx, "objrt_define: empty name") : -1;
     if (!addr)      /* NULL would read as "not defined here": the lookup would go on */
         return objrt_fail(ctx, "objrt_define: '%s' given a NULL address", name);
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return -1;
     int rc = define_locked(ctx, name, addr);
-    end(ctx);
+    objrt_ctx_end(ctx);
     return rc;
 }
 
@@ -167,7 +151,7 @@ int objrt_add_library(objrt_ctx *ctx, const char *name)
     void *h = objrt_lib_open(name);
     if (!h)
         return objrt_fail(ctx, "library '%s': %s", name, dlerror());
-    if (begin(ctx)) {
+    if (!objrt_ctx_begin(ctx)) {
         dlclose(h);
         return -1;
     }
@@ -176,7 +160,7 @@ int objrt_add_library(objrt_ctx *ctx, const char *name)
         ctx->libs = v;
         v[ctx->nlibs++] = h;
     }
-    end(ctx);
+    objrt_ctx_end(ctx);
     if (!v)
         dlclose(h);
     return v ? 0 : -1;
@@ -186,11 +170,11 @@ int objrt_set_resolver(objrt_ctx *ctx, objrt_resolver fn, void *data)
 {
     if (!ctx)
         return -1;
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return -1;
     ctx->resolver = fn;
     ctx->resolver_data = data;
-    end(ctx);
+    objrt_ctx_end(ctx);
     return 0;
 }
 
@@ -208,7 +192,7 @@ static objrt_unit *load(objrt_ctx *ctx, const char *const *paths, const objrt_in
         objrt_fail(ctx, "nothing to load");
         return NULL;
     }
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return NULL;
     objrt_unit *u = objrt_pipeline_load(ctx, paths, inputs, n);
     if (u && atomic_load(&ctx->closed)) {       /* objrt_free is waiting: hand out nothing */
@@ -216,7 +200,7 @@ static objrt_unit *load(objrt_ctx *ctx, const char *const *paths, const objrt_in
         objrt_fail(ctx, "context is closed");
         u = NULL;
     }
-    end(ctx);
+    objrt_ctx_end(ctx);
     return u;
 }
 
@@ -230,18 +214,15 @@ objrt_unit *objrt_load_memory(objrt_ctx *ctx, const objrt_input *inputs, size_t 
     return load(ctx, NULL, inputs, n, "objrt_load_memory: no inputs");
 }
 
-/* Unloaded already, or by another thread first: -1, and u is never read (its context is
- * found through the registry, and it is looked for again under the context's lock). */
+/* Unloaded already, or by another thread first: -1, and u is never read (objrt_unit_begin:
+ * its context is found through the registry, and it is looked for again under the lock). */
 int objrt_unload(objrt_unit *u)
 {
-    objrt_ctx *ctx = u ? objrt_registry_enter(u) : NULL;
-    int rc = -1;
+    objrt_ctx *ctx = objrt_unit_begin(u);
     if (!ctx)
         return -1;
-    pthread_mutex_lock(&ctx->lock);
-    if (objrt_registry_has(u))
-        rc = unload_locked(u, false);
-    end(ctx);
+    int rc = unload_locked(u, false);
+    objrt_ctx_end(ctx);
     return rc;
 }
 
@@ -249,34 +230,28 @@ void *objrt_sym(objrt_ctx *ctx, const char *name)
 {
     if (!ctx || !name)
         return NULL;
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return NULL;
     objrt_strkey k = objrt_strkey_of(name);
     void *p = objrt_sym_loaded(ctx, &k);
     if (!p)
         objrt_fail(ctx, "undefined symbol: %s", name);
-    end(ctx);
+    objrt_ctx_end(ctx);
     return p;
 }
 
 void *objrt_unit_sym(objrt_unit *u, const char *name)
 {
-    if (!u || !name)
-        return NULL;
-    if (begin(u->ctx))
-        return NULL;
-    void *p = objrt_unit_lookup(u, name);
-    if (!p)
-        objrt_fail(u->ctx, "undefined symbol: %s", name);
-    end(u->ctx);
-    return p;
+    return u && name ? objrt_registry_sym(u, name) : NULL;
 }
 
 int objrt_unit_stats(const objrt_unit *u, objrt_stats *out)
 {
-    if (!u || !out)
+    objrt_ctx *ctx = out ? objrt_unit_begin(u) : NULL;
+    if (!ctx)
         return -1;
     *out = u->stats;
+    objrt_ctx_end(ctx);
     return 0;
 }
 
@@ -285,10 +260,10 @@ int objrt_memory_usage(objrt_ctx *ctx, objrt_memory *out)
     if (!ctx || !out)
         return -1;
     memset(out, 0, sizeof *out);
-    if (begin(ctx))
+    if (!objrt_ctx_begin(ctx))
         return -1;
     objrt_arena_usage(ctx, out);
     objrt_spares_usage(ctx, out);
-    end(ctx);
+    objrt_ctx_end(ctx);
     return 0;
 }

@@ -80,7 +80,10 @@ int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void
     struct objrt_reach *reach = calloc(1, sizeof *reach);
     if (!reach)
         return objrt_fail(ctx, "out of memory");
-    pthread_mutex_lock(&ctx->lock);
+    if (!objrt_ctx_begin(ctx)) {
+        free(reach);
+        return -1;
+    }
     objrt_link l = { .ctx = ctx, .arch = NULL, .reach = reach, .dry_run = true };
     int rc = objrt_link_run(&l, paths, NULL, n, OBJRT_RELOCATE, NULL);
     if (rc == 0) {
@@ -97,7 +100,7 @@ int objrt_layout_report(objrt_ctx *ctx, const char *const *paths, size_t n, void
         objrt_reach_print(reach, out);
     }
     objrt_link_release(&l);
-    pthread_mutex_unlock(&ctx->lock);
+    objrt_ctx_end(ctx);
     free(reach);
     return rc;
 }

@@ -21,6 +21,8 @@ fi
 if $GCC -O2 -fPIC -c "$P/life_unit.c" -o life_unit.o 2>cc.err &&
    build_prog lifecycle-c "$B/tests/probe3/t_life" "$P/t_life.c"; then
     run_cases t_life 120 "$B/tests/probe3/t_life" life_unit.o
+    build_prog lifecycle-calls "$B/tests/probe3/t_calls" "$P/t_calls.c" &&
+        run_cases t_calls 180 "$B/tests/probe3/t_calls" life_unit.o
 else
     fail "lifecycle-c: fixture: $(head -n 2 cc.err | tr '\n' ' ')"
 fi
