@@ -1,5 +1,6 @@
-"""numba_memory.py (objrt|mcjit) N - where the memory of a compiled and dropped numba function
-goes (numba issue 5976's loop: compile a small function, call it, drop it), per cycle:
+"""numba_memory.py (objrt|mcjit) N [double|dict|jitclass] - where the memory of a compiled
+and dropped numba function goes (numba issue 5976's loop: compile a small function, call it,
+drop it), per cycle:
 
   rss          the process's resident set growth
   malloc       bytes malloc reports in use (mallinfo2: arena + mmapped chunks)
@@ -47,10 +48,29 @@ def rss():
         return next(int(x.split()[1]) * 1024 for x in f if x.startswith("VmRSS:"))
 
 
+# What each compiled function does (argv[3], default plain): plain sums; dict builds a local
+# typed Dict (its code is numba's own, kept by numba); jitclass builds and returns a jitclass
+# instance (its destructor is the function's code: objrt keeps that unit, as MCJIT does).
+BODY = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] in ("dict", "jitclass") else "plain"
+BODIES = {
+    "plain": "def f(x):\n    s = 0\n    for k in range(x):\n        s += k * %d + %d\n    return s\n",
+    "dict": "def f(x):\n    d = typed.Dict.empty(types.int64, types.int64)\n"
+            "    for k in range(x):\n        d[k] = k * %d + %d\n    return len(d)\n",
+    "jitclass": "def f(x):\n    return C(x * %d + %d)\n",
+}
+_classes = []
+
+
 def make(i):
-    ns = {}
-    exec("def f(x):\n    s = 0\n    for k in range(x):\n        s += k * %d + %d\n    return s\n"
-         % (i % 7 + 1, i), ns)
+    ns = {"typed": numba.typed, "types": numba.types}
+    if BODY == "jitclass":
+        if not _classes:
+            from numba.experimental import jitclass
+            cns = {}
+            exec("class C:\n    def __init__(self, v):\n        self.v = v\n", cns)
+            _classes.append(jitclass([("v", numba.types.int64)])(cns["C"]))
+        ns["C"] = _classes[0]
+    exec(BODIES[BODY] % (i % 7 + 1, i), ns)
     return numba.njit(ns["f"])
 
 
@@ -114,7 +134,7 @@ def main():
     for i in range(30):                                 # numba's own first compilations
         make(-1 - i)(3)
     counts = counting_pass_builders()
-    if len(sys.argv) > 3 and sys.argv[3] == "double":
+    if BODY == "plain" and len(sys.argv) > 3 and sys.argv[3] == "double":
         doubled_function_passes()
     tracemalloc.start(1)
     for i in range(10):
@@ -152,7 +172,7 @@ def main():
     pb = sum(per[k] * kept[k] for k in per)
     top = sorted(by_file.items(), key=lambda kv: -kv[1])[:4]
     print(json.dumps({
-        "jit": jit, "numba": numba.__version__, "llvmlite": llvmlite.__version__, "n": n,
+        "jit": jit, "body": BODY, "numba": numba.__version__, "llvmlite": llvmlite.__version__, "n": n,
         "rss_kib": (r1 - r0) / n / kib, "malloc_kib": (m1 - m0) / n / kib,
         "python_kib": (py1 - py0) / n / kib,
         "python_top": {k: round(v / n / kib, 2) for k, v in top},

@@ -18,7 +18,8 @@ names nothing else defines are asked of it too (llvm.load_library_permanently())
 remove_module() unloads the module's unit once every module of that unit is removed, no
 other unit is bound to it and no Pin holds it (pin(): an address given to code objrt cannot
 see, such as a numpy ufunc's loop); otherwise the unit is kept and retried after later
-unloads and when its last Pin goes.
+unloads and when its last Pin goes. A unit whose own definition of a name the engine's
+`keep` test picks out is in use is never unloaded (as MCJIT keeps all code).
 """
 import ctypes
 import os
@@ -31,7 +32,8 @@ import llvmlite.binding as _llvm
 
 from . import Context, LinkError, _lib
 
-__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped", "pin", "Pin"]
+__all__ = ["ExecutionEngine", "create_mcjit_compiler", "totals", "mapped", "pin", "Pin",
+           "defined_symbols"]
 
 
 class _Totals:
@@ -156,6 +158,34 @@ def scan_symbols(obj):
     return defines, names
 
 
+def defined_symbols(obj):
+    """(name, weak) for every function and data symbol an ELF64 little-endian relocatable
+    object defines (global, weak or local); weak: STB_WEAK. Nothing for malformed input."""
+    out = []
+    try:
+        if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+            return out
+        view = memoryview(obj)
+        shoff, shentsize, shnum = _EHDR.unpack_from(obj, 0x28)
+        if shentsize != _SHDR.size or shoff + shnum * _SHDR.size > len(obj):
+            return out
+        shdrs = list(_SHDR.iter_unpack(view[shoff:shoff + shnum * _SHDR.size]))
+        for sh in shdrs:
+            if sh[1] != 2:                              # SHT_SYMTAB
+                continue
+            symoff, symsize, stroff = sh[4], sh[5], shdrs[sh[6]][4]
+            end = symoff + symsize // _SYM.size * _SYM.size
+            for st_name, st_info, _, st_shndx, _, _ in _SYM.iter_unpack(
+                    view[symoff + _SYM.size:end]):
+                if st_shndx and st_name and (st_info & 0xF) in (0, 1, 2):  # NOTYPE/OBJECT/FUNC
+                    start = stroff + st_name
+                    out.append((obj[start:obj.index(b"\0", start)].decode(),
+                                st_info >> 4 == 2))
+    except (struct.error, ValueError, IndexError, UnicodeDecodeError):
+        return []
+    return out
+
+
 def undefined_names(obj):
     """Names of the global and weak symbols an ELF64 little-endian relocatable object leaves
     undefined (scan_symbols(obj)[1])."""
@@ -173,10 +203,14 @@ class ExecutionEngine:
     model and relocation model as the caller configured it; objrt links the default and
     the large code model). module: optionally a first module, as create_mcjit_compiler
     takes one. context: an objrt.Context to load into (default: a new one with
-    earlier_wins=True).
+    earlier_wins=True). keep: optionally keep(object bytes) -> [(name, weak)], the
+    definitions of the object that code outliving the module's holder may call; the unit is
+    kept for the engine's life, however its modules are removed, when it uses its own
+    definition of one of them: every local or strong one, a weak one when it is the first
+    of the context (a later weak copy is bound to the first, whose unit is the one kept).
     """
 
-    def __init__(self, target_machine, module=None, context=None):
+    def __init__(self, target_machine, module=None, context=None, keep=None):
         self._tm = target_machine
         self._td = None
         self._ctx = context if context is not None else Context(earlier_wins=True)
@@ -187,6 +221,8 @@ class ExecutionEngine:
         self._retired = []          # records whose modules are all removed, still bound
         self._loading = False       # a load is running: removals only queue
         self._notify = self._getbuffer = None
+        self._keep = keep
+        self.kept = 0               # units the keep test accepted
         self._explicit = set()      # names defined from llvmlite's symbol table
         self._stats = _lib.CStats()
         self._loc = _lib.CLocation()
@@ -243,6 +279,18 @@ class ExecutionEngine:
                     totals.unloaded += 1
                     changed = True
 
+    def _uses_own(self, rec, names):
+        for name, weak in names:
+            if not weak:
+                return True
+            try:
+                own = rec.unit.address(name)
+            except LinkError:
+                continue            # a later weak copy: the unit binds to the first one
+            if self._record_at(own) is rec:
+                return True
+        return False
+
     def _record_at(self, addr):
         with self._lock:
             if not self.units or _lib.objrt_addr_info(
@@ -285,6 +333,7 @@ class ExecutionEngine:
                 return
             pending, self._pending = self._pending, []
             inputs, mods, undefined = [], [], []
+            kept = []
             for m in pending:
                 buf = self._object_of(m)
                 # Whether a module defines anything is read from its object's symbol
@@ -294,8 +343,13 @@ class ExecutionEngine:
                     inputs.append(("%s.o" % (m.name or "module"), buf))
                     mods.append(m)
                     undefined.extend(names)
+                    if self._keep:
+                        kept.extend(self._keep(buf))
             if inputs:
-                self._load(inputs, mods, undefined)
+                rec = self._load(inputs, mods, undefined)
+                if kept and self._uses_own(rec, kept):
+                    rec.pins += 1   # never released: the unit stays for the engine's life
+                    self.kept += 1
 
     def _bind_explicit(self, names):
         # MCJIT asks llvmlite's symbol table (add_symbol) before the process: numba maps

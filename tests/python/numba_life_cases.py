@@ -1,5 +1,6 @@
 """objrt.numba against the installed numba release: which releases run (the gate), what
-numba hands to numpy and C stays alive (ufunc loops, cfunc addresses), and the switches
+numba hands to numpy and C stays alive (ufunc loops, cfunc addresses, NRT objects' code,
+first-class function pointers), and the switches
 (OBJRT_NUMBA, --stats, enabled()). python3 numba_life_cases.py TMPDIR; run by
 tests/suites/73-numba-lifetime.sh with each root's numba (0.56, 0.61, 0.65)."""
 import os
@@ -185,6 +186,186 @@ def _():
            "with OBJRT_NUMBA_PIN=0 the run was MCJIT's too: rc=%d out=%r" % (c.returncode, c.stdout))
 
 
+# NRT objects and first-class function pointers outliving the code that made them: a typed
+# Dict of jitclass instances, a typed List of them, a jitclass instance, a structref built
+# with structref.new, each made by a function compiled for it and dropped, and a typed List
+# of FunctionType holding a dispatcher's address (unboxed through a typed FunctionType
+# argument) whose dispatcher is dropped. Then numba compiles and drops 3 functions, and the
+# objects are used and freed (their destructors and method tables run). OBJRT_PACK=0 and
+# OBJRT_REUSE=0: every unloaded unit's pages are unmapped at once, so code that is called
+# after its unit went faults at once. Output must be MCJIT's; with OBJRT_NUMBA_PIN=0 each
+# kind alone (the control) must be killed by a signal or print other numbers.
+OUTLIVE = r'''
+import gc, sys
+import numpy as np
+from numba import njit, types, typed
+from numba.experimental import jitclass, structref
+
+
+def churn(n=3):
+    t = 0.0
+    for i in range(n):
+        ns = {}
+        exec("def f(x):\n    return x * %d + 1.5\n" % i, ns)
+        f = njit(ns["f"])
+        t += f(2.0)
+        del f, ns
+        gc.collect()
+    return t
+
+
+@jitclass([("v", types.float64), ("w", types.float64[:])])
+class P:
+    def __init__(self, v):
+        self.v = v
+        self.w = np.arange(3.0) * v
+
+
+@jitclass([("k", types.int64)])
+class Q:
+    def __init__(self, k):
+        self.k = k
+
+
+@structref.register
+class SType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((n, types.unliteral(t)) for n, t in fields)
+
+
+class S(structref.StructRefProxy):
+    @property
+    def x(self):
+        return s_x(self)
+
+
+structref.define_proxy(S, SType, ["x", "w"])
+
+
+@njit
+def s_x(s):
+    return s.x + s.w.sum()
+
+
+QT = Q.class_type.instance_type
+ST = SType([("x", types.float64), ("w", types.float64[:])])
+FT = types.FunctionType(types.float64(types.float64))
+
+
+def creator(kind):
+    if kind == "dict":
+        def mk(n):
+            d = typed.Dict.empty(types.int64, QT)
+            for i in range(n):
+                d[i] = Q(i * 10)
+            return d
+    elif kind == "list":
+        def mk(n):
+            l = typed.List()
+            for i in range(n):
+                l.append(P(float(i)))
+            return l
+    elif kind == "jitclass":
+        def mk(n):
+            return P(float(n))
+    elif kind == "structref":
+        def mk(n):
+            s = structref.new(ST)
+            s.x = float(n)
+            s.w = np.arange(3.0)
+            return s
+    else:
+        def mk(fs, f):
+            fs.append(f)
+        return njit(types.void(types.ListType(FT), FT))(mk)
+    return njit(mk)
+
+
+@njit
+def call_all(fs, x):
+    t = 0.0
+    for f in fs:
+        t += f(x)
+    return t
+
+
+def show(kind, obj):
+    if kind == "dict":
+        return sorted((k, v.k) for k, v in obj.items())
+    if kind == "list":
+        return [(p.v, p.w.tolist()) for p in obj]
+    if kind == "jitclass":
+        return obj.v, obj.w.tolist()
+    if kind == "structref":
+        return obj.x
+    return call_all(obj, 2.0)
+
+
+for kind in sys.argv[1].split(","):
+    mk = creator(kind)
+    if kind == "function":
+        exec("def g(x):\n    return x * 4.0 + 0.5\n", globals())
+        g2 = njit(g)
+        obj = typed.List.empty_list(FT)
+        mk(obj, g2)
+        del g2
+    else:
+        obj = mk(4)
+    del mk
+    gc.collect()
+    churn()
+    print(kind, show(kind, obj))
+    sys.stdout.flush()
+    del obj
+    gc.collect()
+    print(kind, "freed", churn(1))
+'''
+KINDS = ("dict", "list", "jitclass", "structref", "function")
+STRICT = {"OBJRT_PACK": "0", "OBJRT_REUSE": "0"}
+
+
+def outlive(kinds, *pre, env=None):
+    path = os.path.join(TMP, "outlive.py")
+    with open(path, "w") as f:
+        f.write(OUTLIVE)
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable] + list(pre) + [path, ",".join(kinds)],
+                          capture_output=True, text=True, env=e, cwd=TMP, timeout=600)
+
+
+_mcjit_outlive = []
+
+
+def mcjit_outlive():
+    if not _mcjit_outlive:
+        _mcjit_outlive.append(outlive(KINDS))
+    return _mcjit_outlive[0]
+
+
+@case("numba-nrt-objects-outlive-creator")
+def _():
+    m = mcjit_outlive()
+    o = outlive(KINDS, "-m", "objrt.numba", "--stats", env=STRICT)
+    st = STATS.search(o.stderr)
+    expect(m.returncode == 0 and len(m.stdout.splitlines()) == 2 * len(KINDS),
+           "MCJIT run: rc=%d %r %r" % (m.returncode, m.stdout, m.stderr[-300:]))
+    expect(o.returncode == 0 and o.stdout == m.stdout and st and int(st.group(2)) > 0,
+           "objrt: rc=%d out=%r (MCJIT %r) err=%r" % (o.returncode, o.stdout, m.stdout,
+                                                       o.stderr[-300:]))
+
+
+for _kind in KINDS:
+    @case("numba-nrt-%s-unkept-control" % _kind)
+    def _(kind=_kind):
+        want = [x for x in mcjit_outlive().stdout.splitlines() if x.split()[0] == kind]
+        c = outlive([kind], "-m", "objrt.numba", env=dict(STRICT, OBJRT_NUMBA_PIN="0"))
+        # Killed by a signal, or wrong output (a Python exception does not count).
+        expect(len(want) == 2 and (c.returncode < 0 or (c.returncode == 0 and
+                                                        c.stdout.splitlines() != want)),
+               "with OBJRT_NUMBA_PIN=0 the %s run was MCJIT's too: rc=%d out=%r"
+               % (kind, c.returncode, c.stdout))
+
+
 # Memory goes back where numba dropped the last user: a gufunc numba does not keep (built
 # with GUFuncBuilder, as guvectorize does) holds its loop's unit until it is dropped; a cfunc
 # whose address nobody read goes with the cfunc object; one whose address was read stays.
@@ -227,6 +408,37 @@ u0 = L.totals.unloaded
 del c
 gc.collect()
 print("read cfunc kept", L.totals.unloaded == u0)
+
+# A function whose typed Dict comes from numba's own (kept) code gives its unit back; one
+# that builds a jitclass instance (its destructor is that function's code) keeps it.
+from numba import njit, typed, types
+from numba.experimental import jitclass
+
+def kept():
+    return sum(e.kept for e in list(L._engines))
+
+ns = {"typed": typed, "types": types}
+exec("def h(n):\n    d = typed.Dict.empty(types.int64, types.float64)\n"
+     "    d[n] = 1.5\n    return d[n]\n", ns)
+h = njit(ns["h"])
+h(3)
+u0, k0 = L.totals.unloaded, kept()
+del h, ns
+gc.collect()
+print("local dict given back", L.totals.unloaded > u0 and kept() == k0)
+
+@jitclass([("v", types.float64)])
+class R:
+    def __init__(self, v):
+        self.v = v
+
+def mkr(v):
+    return R(v)
+
+k0 = kept()
+m = njit(mkr)
+r = m(2.0)
+print("jitclass maker kept", kept() == k0 + 1, r.v)
 '''
 
 
@@ -234,7 +446,9 @@ print("read cfunc kept", L.totals.unloaded == u0)
 def _():
     rc, out, err = on_objrt(GIVEN_BACK)
     expect(rc == 0 and out.splitlines() == ["12.0 True", "True True",
-                                            "unread cfunc unloaded True", "read cfunc kept True"],
+                                            "unread cfunc unloaded True", "read cfunc kept True",
+                                            "local dict given back True",
+                                            "jitclass maker kept True 2.0"],
            "rc=%d out=%r err=%r" % (rc, out, err[-400:]))
 
 

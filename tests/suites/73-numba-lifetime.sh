@@ -1,5 +1,7 @@
 # numba on objrt across releases (issue 35): tests/python/numba_life_cases.py (the release
-# gate, code numba hands to numpy and C kept alive, the OBJRT_NUMBA switch and --stats) with
+# gate, code numba hands to numpy and C kept alive: ufunc loops, cfunc addresses, NRT
+# objects' destructors and method tables, first-class function pointers; the OBJRT_NUMBA
+# switch and --stats) with
 # the host's numba 0.56 (Debian 12), Debian 13's 0.61 and sid's 0.65 in the roots
 # scripts/numba-root.sh builds (chroot, cached in /var/cache/objrt), with this build's
 # libobjrt.so copied in as 70-python does. Negative control of the gate: with

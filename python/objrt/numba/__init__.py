@@ -13,7 +13,9 @@ AOT compilation is untouched). numba 0.56 to 0.65 with llvmlite 0.39 to 0.47; a 
 release runs with a warning (UntestedNumba) when every hook point is there, else it is
 refused (UnsupportedNumba), as is an older one. When numba frees a code library (its
 dispatcher and overloads are gone), the library's unit is unloaded unless another unit is
-bound to it (then it goes when that one does). OBJRT_NUMBA_UNLOAD=0 keeps every unit, as
+bound to it (then it goes when that one does) or numba handed its code out (ufunc loops,
+cfunc addresses, first-class function pointers, NRT objects' destructors: docs/numba.md,
+"What stays loaded"). OBJRT_NUMBA_UNLOAD=0 keeps every unit, as
 MCJIT does. At interpreter exit nothing is unloaded any more: objects still alive may call
 their code from destructors.
 """
@@ -170,10 +172,41 @@ def _check_versions(numba_version, llvmlite_version, codegen):
 #   stays exactly as long as the ufunc.
 # - whoever reads a cfunc's address (.address, and .ctypes, .cffi and first-class function
 #   arguments, which read it): an integer can be kept anywhere, so that unit stays for the
-#   process, as under MCJIT.
+#   process, as under MCJIT. The same for the address of a dispatcher's overload that numba's
+#   first-class function code takes (a dispatcher passed where a FunctionType is expected):
+#   compiled code holds it as a plain pointer, which may be stored (a typed List of
+#   functions) beyond the dispatcher's life.
+# - NRT objects (a typed Dict or List, a jitclass instance, a structref, a reflected list or
+#   set inside one of those): their meminfo's destructor and the container's method table
+#   (element incref/decref, key equality) are functions of the module of the code that made
+#   the object, and the object can outlive that code (returned to Python, stored in a
+#   container passed in). numba gives the pointers to its C runtime inside compiled code,
+#   where nothing sees them go, so a unit defining such a function is kept for the process
+#   (_NRT_CODE), as MCJIT keeps it; functions that build no such object are unaffected.
 _PENDING = {}                       # address taken by numba.np.ufunc -> its Pin, until handed
 _FOREVER = {}                       # id(unit record) -> a Pin: kept for the process
+_FOREVER_ADDRS = set()              # addresses whose unit is in _FOREVER (never unloaded)
 _UFUNC_CODE = "numba.np.ufunc"
+_FIRST_CLASS_CODE = ("numba.experimental.function_type", "numba.core.types.function_type")
+# Names numba gives those functions, the same in 0.56 to 0.65, as they stand in an object's
+# string table: typed Dict/List destructors (numba.typed.dictobject/listobject._imp_dtor),
+# jitclass and structref destructors (jitclass.base.imp_dtor: "_Dtor.<type>"), reflected
+# list and set destructors (cpython.listobj/setobj: ".dtor.list.<dtype>", ".dtor.set.<dtype>"),
+# and the method tables' functions (typed.typedobjectutils: ".numba_<fn>.<elem>_incref",
+# "_decref", "_equal.wrap"; elem dict_key, dict_value or list; a decref comes with its incref).
+_NRT_CODE = (b"_numba_dict_dtor\0", b"_numba_list_dtor\0", b"_Dtor.", b".dtor.list.",
+             b".dtor.set.", b".dict_key_incref\0", b".dict_value_incref\0", b".list_incref\0",
+             b".dict_key_equal.wrap\0")
+
+
+def _nrt_code(obj):
+    """(name, weak) of the NRT destructor and method-table functions an emitted object
+    defines. Most objects name none: their symbols are not read."""
+    if not any(name in obj for name in _NRT_CODE):
+        return []
+    pats = tuple(n.rstrip(b"\0").decode() for n in _NRT_CODE)
+    return [(n, w) for n, w in _llvm().defined_symbols(obj)
+            if any(p in n and (n.endswith(p) or p.endswith(".")) for p in pats)]
 
 
 def _pending_pin(addr):
@@ -185,6 +218,14 @@ def _pending_pin(addr):
 def _keep_forever(pins):
     for p in pins:
         _FOREVER.setdefault(id(p._rec), p)
+
+
+def _keep_address_forever(addr):
+    if addr not in _FOREVER_ADDRS:
+        p = _llvm().pin(addr)
+        if p is not None:
+            _keep_forever([p])
+            _FOREVER_ADDRS.add(addr)
 
 
 def _claim(addresses):
@@ -271,18 +312,18 @@ def _keep_handed_out():
 
 class _Binding:
     """llvmlite.binding as numba's CPUCodegen._init sees it while enable()'s wrapper runs:
-    the same module but for create_mcjit_compiler, which makes an objrt engine."""
+    the same module but for create_mcjit_compiler, which makes an objrt engine (keep: the
+    engine's test for units kept for the process)."""
 
-    def __init__(self, ll):
-        self._ll = ll
+    def __init__(self, ll, keep):
+        self._ll, self._keep = ll, keep
 
     def __getattr__(self, name):
         return getattr(self._ll, name)
 
-    @staticmethod
-    def create_mcjit_compiler(module, target_machine, use_lmm=None):
+    def create_mcjit_compiler(self, module, target_machine, use_lmm=None):
         # use_lmm (llvmlite 0.42+): MCJIT's memory manager; objrt has its own.
-        return _llvm().ExecutionEngine(target_machine, module)
+        return _llvm().ExecutionEngine(target_machine, module, keep=self._keep)
 
 
 def _cpu_target_built():
@@ -321,7 +362,8 @@ def enable():
         # else a numba release sets up there (vectorizer flags, opt levels) stays its own.
         with init_lock:
             real_ll, real_engine = codegen.ll, codegen.JitEngine
-            codegen.ll, codegen.JitEngine = _Binding(real_ll), engine_class
+            codegen.ll, codegen.JitEngine = (_Binding(real_ll, _nrt_code if keep
+                                                      else None), engine_class)
             try:
                 orig_init(self, llvm_module)
             finally:
@@ -352,9 +394,12 @@ def enable():
         if not ee.is_symbol_defined(name):
             return 0
         addr = ee._ee.get_module_address(self._final_module, name)
-        if keep and addr and sys._getframe(1).f_globals.get("__name__", "").startswith(
-                _UFUNC_CODE):
-            _pending_pin(addr)      # a ufunc loop: its library may go before numpy has it
+        if keep and addr:
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if caller.startswith(_UFUNC_CODE):
+                _pending_pin(addr)  # a ufunc loop: its library may go before numpy has it
+            elif caller.startswith(_FIRST_CLASS_CODE):
+                _keep_address_forever(addr)     # a first-class function's pointer
         return addr
 
     codegen.JITCPUCodegen._init = _init
