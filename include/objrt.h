@@ -103,19 +103,20 @@
  *     it is a regular file of the caller's own that no one else can read; control
  *     characters in names are written as \xHH).
  *
- *     A context may be used from several threads; loads are serialised per context.
- *     Its lifecycle, which the Python package follows: every function of this header
- *     given a context or a unit (but objrt_error(), and objrt_addr_info() with a NULL
- *     context) is a call on that context. objrt_free() closes the context first (a call
- *     that starts after that fails with "context is closed", returning what it returns on
- *     failure: NULL, -1, or 0 for objrt_unit_dependants()), then waits for the calls
+ *     A context may be used from several threads; loads are serialised per context. Its
+ *     lifecycle, which the Python package follows: every function of this header,
+ *     <objrt/tvm_backend.h> and <objrt/tvm_ffi.h> given a context or a unit (but
+ *     objrt_error(), and objrt_addr_info() with a NULL context) is a call on that context
+ *     (objrt_aot_run() until the kernel returns). objrt_free() closes the context first (a
+ *     call that starts after that fails with "context is closed", returning what it returns
+ *     on failure: NULL, -1, or 0 for objrt_unit_dependants()), then waits for the calls
  *     already running on it in other threads; a load among them that it overtook unloads
- *     what it made and returns NULL ("context is closed"); only then are the units
- *     unloaded and the context freed. A call made once objrt_free() has
- *     returned is undefined, as for free(); objrt_free() from inside a call on the same
- *     context (a resolver, a constructor) never returns. objrt_unload() of one unit from
- *     two threads at once unloads it once: one call returns 0, the other -1 (as for a
- *     unit unloaded already) and touches nothing.
+ *     what it made and returns NULL ("context is closed"); only then are the units unloaded
+ *     and the context freed. A call made once objrt_free() has returned is undefined, as
+ *     for free(); objrt_free() from inside a call on the same context (a resolver, a
+ *     constructor) never returns. objrt_unload() of one unit from two threads at once
+ *     unloads it once: one call returns 0, the other -1 (as for a unit unloaded already)
+ *     and touches nothing.
  *
  * RETURN VALUE
  *     objrt_new() returns NULL only when out of memory. objrt_load() and
@@ -133,18 +134,21 @@
  *     (or objrt_free() of it).
  *
  * NOTES (misuse, and inputs that change)
- *     A unit that is no longer loaded (unloaded, by this thread or another during the
- *     call, or its context freed) may be given to objrt_unload(), objrt_unit_sym(),
+ *     A unit that is no longer loaded (unloaded, by this thread or another during the call,
+ *     or its context freed) may be given to objrt_unload(), objrt_unit_sym(),
  *     objrt_unit_name(), objrt_unit_export(), objrt_unit_dependants(),
- *     objrt_unit_foreach_sym() and objrt_unit_stats(): each finds the unit among the
- *     process's loaded units before reading it, by its address alone, and returns its
- *     failure value (-1, NULL, 0) without touching it and without an error message (no
- *     context is left to record one on), as long as no later load was given the same
- *     address. Everything else of an unloaded unit is undefined, as for free(): its code
- *     and data, the strings and addresses these functions returned, and the unit given to
- *     the functions of <objrt/tvm_backend.h> and <objrt/tvm_ffi.h>. So is a context
- *     given to any function once objrt_free() of it has returned. A NULL unit or context
- *     gives -1/NULL.
+ *     objrt_unit_foreach_sym(), objrt_unit_stats() and the functions of
+ *     <objrt/tvm_backend.h> and <objrt/tvm_ffi.h> given a unit (objrt_tvm_module(),
+ *     objrt_tvm_func(), objrt_tvm_main(), objrt_tvm_foreach_registered(), objrt_aot_run(),
+ *     objrt_aot_run_unpacked(), objrt_ffi_module(), objrt_ffi_unit(), objrt_ffi_func()):
+ *     each finds the unit among the process's loaded units before reading it, by its
+ *     address alone, and returns its failure value (-1, NULL, 0) without touching it
+ *     (objrt_error() is not set: no context is left to record it on; the TVM functions set
+ *     their last error), as long as no later load was given the same address (the TVM
+ *     functions: unloaded before the call, not by another thread during it). Everything
+ *     else of an unloaded unit is undefined, as for free(): its code and data, the strings,
+ *     addresses and handles these functions returned. So is a context given to any function
+ *     once objrt_free() of it has returned. A NULL unit or context gives -1/NULL.
  *     objrt_load() fails with "a path is NULL" for a NULL entry of `paths`, and both loads
  *     fail for paths/inputs NULL or n == 0; objrt_load_memory() refuses an input with NULL
  *     data or size 0.

@@ -119,6 +119,10 @@ void objrt_ctx_end(objrt_ctx *ctx);
  * is read only then) and its context open; else NULL, u untouched (an unloaded unit has
  * no context to record an error on; a closing one records "context is closed"). */
 objrt_ctx *objrt_unit_begin(const objrt_unit *u);
+/* A counted call on u's context without its lock, for entry points that run the unit's
+ * code or keep locks of their own (the TVM runtime's): objrt_free waits for it; end it with
+ * objrt_ctx_leave. NULL, with *why ("not a loaded unit", "its context is closed"), else. */
+objrt_ctx *objrt_unit_call(const objrt_unit *u, const char **why);
 
 /* ---- the loaded units of the process (registry.c) ---- */
 int objrt_registry_add(objrt_unit *u);         /* 0, or -1 when out of memory */

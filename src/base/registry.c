@@ -167,6 +167,14 @@ objrt_ctx *objrt_unit_begin(const objrt_unit *u)
     return NULL;
 }
 
+objrt_ctx *objrt_unit_call(const objrt_unit *u, const char **why)
+{
+    objrt_ctx *ctx = u ? objrt_registry_enter(u) : NULL;
+    if (!ctx)   /* only to word the reason: read again, u may go meanwhile */
+        *why = u && objrt_registry_has(u) ? "its context is closed" : "not a loaded unit";
+    return ctx;
+}
+
 /* u's context, entered as a call, if u is loaded now: found in the set, not by a walk of
  * the list (an unload would cost a step per newer unit), and u is read only once found. */
 objrt_ctx *objrt_registry_enter(const objrt_unit *u)

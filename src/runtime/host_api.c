@@ -255,8 +255,8 @@ static int is_v08_run(objrt_unit *unit, const char *name)
     return v08;
 }
 
-int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
-                  DLTensor *const *outputs, int noutputs)
+static int aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
+                   DLTensor *const *outputs, int noutputs)
 {
     rt_func *f = aot_entry_of("objrt_aot_run", unit, name, inputs, ninputs, outputs, noutputs);
     void **ptrs;
@@ -331,8 +331,8 @@ static int32_t call_positional(void (*fn)(void), void *const *p, int n)
     return -1;
 }
 
-int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *inputs,
-                           int ninputs, DLTensor *const *outputs, int noutputs)
+static int aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *inputs,
+                            int ninputs, DLTensor *const *outputs, int noutputs)
 {
     const char *who = "objrt_aot_run_unpacked";
     rt_func *f = aot_entry_of(who, unit, name, inputs, ninputs, outputs, noutputs);
@@ -348,4 +348,28 @@ int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *
         return -1;
     objrt_set_last_error("%s", "");
     return aot_result(name, call_positional((void (*)(void))f->fn, ptrs, ninputs + noutputs));
+}
+
+/* A run is a call on the unit's context (modules.c, rt_unit_enter): objrt_free waits for
+ * the kernel to return before it unloads the code. */
+int objrt_aot_run(objrt_unit *unit, const char *name, DLTensor *const *inputs, int ninputs,
+                  DLTensor *const *outputs, int noutputs)
+{
+    objrt_ctx *ctx = rt_unit_enter("objrt_aot_run", unit);
+    if (!ctx)
+        return -1;
+    int rc = aot_run(unit, name, inputs, ninputs, outputs, noutputs);
+    objrt_ctx_leave(ctx);
+    return rc;
+}
+
+int objrt_aot_run_unpacked(objrt_unit *unit, const char *name, DLTensor *const *inputs,
+                           int ninputs, DLTensor *const *outputs, int noutputs)
+{
+    objrt_ctx *ctx = rt_unit_enter("objrt_aot_run_unpacked", unit);
+    if (!ctx)
+        return -1;
+    int rc = aot_run_unpacked(unit, name, inputs, ninputs, outputs, noutputs);
+    objrt_ctx_leave(ctx);
+    return rc;
 }

@@ -211,13 +211,30 @@ int TVMFuncCall(TVMFunctionHandle func, TVMValue *args, int *type_codes, int num
     return 0;
 }
 
+/* The public functions given a unit are calls on its context (objrt.h, "Threads"): a unit
+ * no longer loaded is never read, and objrt_free waits for them. NULL with the last error
+ * set when the unit is not loaded or its context is closing. */
+objrt_ctx *rt_unit_enter(const char *who, const objrt_unit *unit)
+{
+    const char *why;
+    objrt_ctx *ctx = objrt_unit_call(unit, &why);
+    if (!ctx)
+        objrt_set_last_error("%s: unit %p: %s", who, (const void *)unit, why);
+    return ctx;
+}
+
 TVMFunctionHandle objrt_tvm_func(objrt_unit *unit, const char *name)
 {
-    rt_module *m;
+    objrt_ctx *ctx = rt_unit_enter("objrt_tvm_func", unit);
+    if (!ctx)
+        return NULL;
     pthread_mutex_lock(&lock);
-    m = find_unit_locked(unit);
+    rt_module *m = find_unit_locked(unit);
     pthread_mutex_unlock(&lock);
-    return lookup_or_error(m, name, "objrt_tvm_func: packed function '%s' not found in the unit");
+    TVMFunctionHandle f = lookup_or_error(m, name, "objrt_tvm_func: packed function '%s' not "
+                                          "found in the unit");
+    objrt_ctx_leave(ctx);
+    return f;
 }
 
 /* The names are copied first: fn runs without our lock, so it may look functions up. */
@@ -227,6 +244,9 @@ int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const c
     char **names = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
+    objrt_ctx *ctx = rt_unit_enter("objrt_tvm_foreach_registered", unit);
+    if (!ctx)
+        return -1;
     pthread_mutex_lock(&lock);
     rt_module *m = find_unit_locked(unit);
     for (rt_reg *s = m ? m->mod.regs : NULL; s && rc == 0; s = s->next) {
@@ -255,6 +275,7 @@ int objrt_tvm_foreach_registered(objrt_unit *unit, int (*fn)(void *data, const c
         free(names[i]);
     }
     free(names);
+    objrt_ctx_leave(ctx);
     return rc;
 }
 
@@ -265,7 +286,7 @@ static bool unit_string(objrt_unit *unit, const char *s, size_t extent)
     return in_unit && memchr(s, '\0', extent < in_unit ? extent : in_unit);
 }
 
-TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
+static TVMFunctionHandle tvm_main(objrt_unit *unit)
 {
     const char *entry;
     rt_module *m;
@@ -294,6 +315,16 @@ TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
     return objrt_tvm_func(unit, entry);
 }
 
+TVMFunctionHandle objrt_tvm_main(objrt_unit *unit)
+{
+    objrt_ctx *ctx = rt_unit_enter("objrt_tvm_main", unit);
+    if (!ctx)
+        return NULL;
+    TVMFunctionHandle f = tvm_main(unit);
+    objrt_ctx_leave(ctx);
+    return f;
+}
+
 TVMBackendPackedCFunc objrt_tvm_func_ptr(TVMFunctionHandle f)
 {
     return f ? ((rt_func *)f)->fn : NULL;
@@ -306,10 +337,13 @@ const char *objrt_tvm_func_name(TVMFunctionHandle f)
 
 TVMModuleHandle objrt_tvm_module(objrt_unit *unit)
 {
-    rt_module *m;
+    objrt_ctx *ctx = rt_unit_enter("objrt_tvm_module", unit);
+    if (!ctx)
+        return NULL;
     pthread_mutex_lock(&lock);
-    m = find_unit_locked(unit);
+    rt_module *m = find_unit_locked(unit);
     pthread_mutex_unlock(&lock);
+    objrt_ctx_leave(ctx);
     if (!m)
         objrt_set_last_error("objrt_tvm_module: %p is not a loaded unit", (void *)unit);
     return m;

@@ -4,6 +4,7 @@
 #define OBJRT_RT_MODULES_H
 
 #include <stdbool.h>
+#include "base/context.h"
 #include "base/provider.h"
 #include "model.h"
 #include "rt_internal.h"
@@ -36,6 +37,8 @@ void rt_module_forget(objrt_unit *unit);
 /* host_api.c: the system library with `prefix` ("" for none), created on first use and
  * kept for the life of the process. NULL when out of memory. */
 rt_module *rt_syslib(const char *prefix);
+/* A call on the unit's context for a public function (`who`, named in the last error). */
+objrt_ctx *rt_unit_enter(const char *who, const objrt_unit *unit);
 /* The handle of `name` in module m (a unit, the host or a system library), or NULL; with
  * *refused set (and the last error saying what it is) when the unit defines `name` but not
  * as a function (objrt_unit_func). */

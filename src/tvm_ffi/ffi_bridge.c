@@ -76,7 +76,7 @@ static int old_call(void *self, const TVMFFIAny *args, int32_t n, TVMFFIAny *ret
     return 0;
 }
 
-int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
+static int ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
 {
     ffi_module *m = ffi_module_of(unit, 0);
     TVMFFIObjectHandle f = NULL;
@@ -123,6 +123,23 @@ int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
     TVMFFIObjectIncRef(f);
     *out = f;
     return 0;
+}
+
+/* A call on the unit's context (rt_unit_enter): a unit no longer loaded is never read. */
+int objrt_ffi_func(objrt_unit *unit, const char *name, TVMFFIObjectHandle *out)
+{
+    const char *why;
+    objrt_ctx *ctx = unit ? objrt_unit_call(unit, &why) : NULL;
+    if (unit && !ctx) {
+        if (out)
+            *out = NULL;
+        ffi_raise("RuntimeError", "objrt_ffi_func: unit %p: %s", (void *)unit, why);
+        return -1;
+    }
+    int rc = ffi_func(unit, name, out);
+    if (ctx)
+        objrt_ctx_leave(ctx);
+    return rc;
 }
 
 int ffi_bridge_get_func_from_env(void *mod, const char *name, void **out, int *rc)

@@ -549,9 +549,14 @@ int ffi_module_known(const void *p)
     return known;
 }
 
+/* Calls on the unit's context, as every public function given a unit (rt_unit_enter). */
 TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit)
 {
+    objrt_ctx *ctx = rt_unit_enter("objrt_ffi_module", unit);
+    if (!ctx)
+        return NULL;
     ffi_module *m = ffi_module_of(unit, 0);
+    objrt_ctx_leave(ctx);
     if (!m)
         objrt_set_last_error("objrt_ffi_module: %p is not a loaded TVM-FFI unit", (void *)unit);
     return m;
@@ -559,7 +564,12 @@ TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit)
 
 int objrt_ffi_unit(objrt_unit *unit)
 {
-    return ffi_module_of(unit, 0) != NULL;
+    objrt_ctx *ctx = rt_unit_enter("objrt_ffi_unit", unit);
+    if (!ctx)
+        return 0;
+    int is = ffi_module_of(unit, 0) != NULL;
+    objrt_ctx_leave(ctx);
+    return is;
 }
 
 /* The code of the unit's function `name` (ffi_loader.c): 1 with it in *code, 0 when the

@@ -7,13 +7,16 @@
  * held by the visitor, and blocked; or ran on).
  * Raced: threads call the unit's entry points in a loop while objrt_free runs; each answer
  * is right or a refusal, and once refused every later call on the now unloaded unit is
- * refused too without reading it (before: use-after-free under ASan). */
+ * refused too without reading it (before: use-after-free under ASan). The functions of
+ * <objrt/tvm_backend.h> and <objrt/tvm_ffi.h> given a unit are among both. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "objrt.h"
+#include "objrt/tvm_backend.h"
+#include "objrt/tvm_ffi.h"
 #include "report.h"
 
 int life_wait = 7, life_ctors, life_dtors;
@@ -72,13 +75,50 @@ static int refuse_layout(void)
     return rc == -1;
 }
 
+/* An error TVM-FFI raised is the caller's to take: dropped here, so nothing leaks. */
+static void drop_raised(void)
+{
+    TVMFFIObjectHandle e = NULL;
+    TVMFFIErrorMoveFromRaised(&e);
+    if (e)
+        TVMFFIObjectDecRef(e);
+}
+static int refuse_tvm_module(void) { return objrt_tvm_module(held_unit) == NULL; }
+static int refuse_tvm_func(void) { return objrt_tvm_func(held_unit, "life") == NULL; }
+static int refuse_tvm_main(void) { return objrt_tvm_main(held_unit) == NULL; }
+static int no_name(void *d, const char *n) { (void)n; return ++*(int *)d, 0; }
+static int refuse_tvm_foreach(void)
+{
+    int n = 0;
+    return objrt_tvm_foreach_registered(held_unit, no_name, &n) == -1 && n == 0;
+}
+static int refuse_aot(void) { return objrt_aot_run(held_unit, "life", NULL, 0, NULL, 0) == -1; }
+static int refuse_aot_unpacked(void)
+{
+    return objrt_aot_run_unpacked(held_unit, "life", NULL, 0, NULL, 0) == -1;
+}
+static int refuse_ffi_module(void) { return objrt_ffi_module(held_unit) == NULL; }
+static int refuse_ffi_unit(void) { return objrt_ffi_unit(held_unit) == 0; }
+static int refuse_ffi_func(void)
+{
+    TVMFFIObjectHandle f = NULL;
+    int rc = objrt_ffi_func(held_unit, "life", &f);
+    drop_raised();
+    return rc == -1 && !f;
+}
+
 static const struct entry { const char *name; int (*refused)(void); } entries[] = {
     { "objrt_unit_sym", refuse_sym }, { "objrt_sym", refuse_ctx_sym },
     { "objrt_unit_name", refuse_name }, { "objrt_unit_dependants", refuse_deps },
     { "objrt_unit_export", refuse_export }, { "objrt_unload", refuse_unload },
     { "objrt_unit_foreach_sym", refuse_foreach }, { "objrt_unit_stats", refuse_stats },
     { "objrt_addr_info", refuse_addr }, { "objrt_memory_usage", refuse_memory },
-    { "objrt_layout_report", refuse_layout }, { NULL, NULL } };
+    { "objrt_layout_report", refuse_layout }, { "objrt_tvm_module", refuse_tvm_module },
+    { "objrt_tvm_func", refuse_tvm_func }, { "objrt_tvm_main", refuse_tvm_main },
+    { "objrt_tvm_foreach_registered", refuse_tvm_foreach }, { "objrt_aot_run", refuse_aot },
+    { "objrt_aot_run_unpacked", refuse_aot_unpacked }, { "objrt_ffi_module", refuse_ffi_module },
+    { "objrt_ffi_unit", refuse_ffi_unit }, { "objrt_ffi_func", refuse_ffi_func },
+    { NULL, NULL } };
 
 typedef struct probe { const struct entry *e; atomic_int done; int ok; char err[128]; } probe;
 
@@ -163,10 +203,11 @@ static int t_held(void)
 }
 
 /* ---- raced: the unit's entry points in loops while objrt_free runs --------------------- */
-enum { NKINDS = 5, ROUNDS = 60, AFTER = 200, MAX_CALLS = 2000000 };
+enum { NKINDS = 7, ROUNDS = 60, AFTER = 200, MAX_CALLS = 2000000 };
 static const char *const kind_names[NKINDS] = { "objrt_unit_sym", "objrt_unit_foreach_sym",
                                                 "objrt_unit_name", "objrt_unit_stats",
-                                                "objrt_unit_dependants" };
+                                                "objrt_unit_dependants", "objrt_tvm_main",
+                                                "objrt_ffi_func" };
 static objrt_unit *raced;
 static void *raced_life;
 static const char *raced_name;  /* compared, never read: it goes with the unit */
@@ -191,9 +232,19 @@ static int call_kind(int k)
         return !name ? 0 : name == raced_name ? 1 : -1;
     case 3:
         return objrt_unit_stats(raced, &s) == -1 ? 0 : s.objects == 1 ? 1 : -1;
-    default:
-        /* 0 dependants either way: a right answer and a refusal look alike */
+    /* below, a right answer and a refusal look alike (0 dependants, no __tvm_main__):
+     * what they show is that the unit is not read once it is gone */
+    case 4:
         return objrt_unit_dependants(raced) == 0 ? 0 : -1;
+    case 5:
+        return objrt_tvm_main(raced) == NULL ? 0 : -1;
+    default: {          /* life as an old-ABI packed function, adapted */
+        TVMFFIObjectHandle f = NULL;
+        if (objrt_ffi_func(raced, "life", &f) == 0)
+            return TVMFFIObjectDecRef(f), 1;
+        drop_raised();
+        return 0;
+    }
     }
 }
 
