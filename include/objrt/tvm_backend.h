@@ -155,7 +155,10 @@ int TVMModGetFunction(TVMModuleHandle mod, const char *func_name, int query_impo
 int TVMFuncFree(TVMFunctionHandle func);
 int TVMModFree(TVMModuleHandle mod);
 
-/* The module handle of a loaded unit (NULL, last error set, for a unit objrt does not know). */
+/* The objrt_* functions below given a unit are calls on its context (objrt.h, "Threads"):
+ * objrt_free() waits for them, and refuses them once it has begun; a unit no longer loaded
+ * gets their failure value and "unit 0x...: not a loaded unit" as the last error, unread.
+ * The module handle of a loaded unit (NULL, last error set, for a unit objrt does not know). */
 TVMModuleHandle objrt_tvm_module(objrt_unit *unit);
 
 /* Bytes of a CPU tensor's data (elements * element size), or -1 when the shape or dtype is

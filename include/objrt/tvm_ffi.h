@@ -255,6 +255,9 @@ int TVMBackendAnyListMoveFromPackedReturn(void *anylist, int index, TVMFFIAny *a
 
 /* ---- objrt's own ---- */
 
+/* Each given a unit is a call on its context, as in <objrt/tvm_backend.h> (objrt.h,
+ * "Threads": a unit no longer loaded fails unread, a closing context refuses). */
+
 /* The Module of a loaded TVM-FFI unit (a borrowed handle: the value of its library
  * context), or NULL with the old last error (objrt_last_error) set. */
 TVMFFIObjectHandle objrt_ffi_module(objrt_unit *unit);
