@@ -13,7 +13,9 @@ machine and links them as one objrt unit. Later units bind to earlier ones, with
 rule that the first definition of a weak or common symbol wins (objrt_options.earlier_wins).
 The names a module declares are looked up with llvmlite.binding.address_of_symbol before
 it is linked (so llvm.add_symbol() takes precedence over the process, as in MCJIT), and
-names nothing else defines are asked of it too (llvm.load_library_permanently()).
+names nothing else defines are asked of it too (llvm.load_library_permanently()). A name
+llvmlite did not know is asked again only after llvm.add_symbol() or
+llvm.load_library_permanently() ran (objrt.llvm watches both).
 
 remove_module() unloads the module's unit once every module of that unit is removed, no
 other unit is bound to it and no Pin holds it (pin(): an address given to code objrt cannot
@@ -196,6 +198,35 @@ def _llvmlite_symbol(name):
     return _llvm.address_of_symbol(name)
 
 
+# llvmlite's symbol table changes through add_symbol and load_library_permanently only. An
+# engine remembers which names it asked llvmlite about, found or not, and asks again once
+# either ran (MCJIT asks at every link): a failed lookup searches every library the process
+# loaded, and numba's modules leave the same CPython names undefined module after module
+# (8 per function on numba 0.56), which cost more than the rest of the Python side of a
+# load. Calls that bypass these two functions (llvmlite's ffi directly) are not seen.
+_table_changes = [0]
+
+
+def _watch_table(owner, name):
+    real = getattr(owner, name, None)
+    if real is None or getattr(real, "_objrt_watched", False):
+        return
+    def changed(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        finally:
+            _table_changes[0] += 1
+    changed._objrt_watched = True
+    changed.__doc__, changed.__name__, changed.__wrapped__ = real.__doc__, real.__name__, real
+    setattr(owner, name, changed)
+
+
+for _owner in (_llvm, getattr(_llvm, "dylib", None)):
+    for _name in ("add_symbol", "load_library_permanently"):
+        if _owner is not None:
+            _watch_table(_owner, _name)
+
+
 class ExecutionEngine:
     """llvmlite.binding.ExecutionEngine's surface over an objrt context.
 
@@ -224,6 +255,8 @@ class ExecutionEngine:
         self._keep = keep
         self.kept = 0               # units the keep test accepted
         self._explicit = set()      # names defined from llvmlite's symbol table
+        self._asked = set()         # names asked of it since _asked_as_of changes of it
+        self._asked_as_of = _table_changes[0]
         self._stats = _lib.CStats()
         self._loc = _lib.CLocation()
         self._by_handle = {}        # unit handle -> live record (pin() looks addresses up)
@@ -356,13 +389,18 @@ class ExecutionEngine:
         # PyExc_StopIteration and friends to the exception objects, while the process
         # exports variables of those names that point to them. objrt consults the host
         # before its resolver, so the names the object leaves undefined are defined first.
+        # Each name is asked once until llvmlite's table changes (_watch_table).
+        changes = _table_changes[0]         # read before asking: a change meanwhile counts
+        if changes != self._asked_as_of:
+            self._asked, self._asked_as_of = set(), changes
         for name in names:
-            if name in self._explicit:
+            if name in self._asked:
                 continue
             addr = _llvm.address_of_symbol(name)
             if addr:
                 self._ctx.define(name, addr)
                 self._explicit.add(name)
+            self._asked.add(name)
 
     def _load(self, inputs, mods, undefined=None):
         if undefined is None:

@@ -216,6 +216,51 @@ def _():
     expect(got == 5, "got %d: the override check could not tell the orders apart" % got)
 
 
+ABS_IR = """
+declare i64 @%(f)s(i64)
+define i64 @use_%(f)s_%(k)d(i64 %%x) {
+  %%r = call i64 @%(f)s(i64 %%x)
+  ret i64 %%r
+}"""
+
+
+def abs_after_add(f, add):
+    # Each engine links f, a C library function llvmlite does not know (the host's), then
+    # llvmlite is given f through `add`, then each links a second module calling f.
+    fake = FN(lambda v: 4343)
+    keep.append(fake)
+    engines = [objrt.llvm.ExecutionEngine(machine()),
+               llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine())]
+    got = []
+    for k in (0, 1):
+        if k:
+            add(f, ctypes.cast(fake, ctypes.c_void_p).value)
+        for ee in engines:
+            ee.add_module(llvm.parse_assembly(ABS_IR % {"f": f, "k": k}))
+            ee.finalize_object()
+            got.append(FN(ee.get_function_address("use_%s_%d" % (f, k)))(-5))
+    return got
+
+
+@case("engine-add-symbol-after-a-load")
+def _():
+    # objrt.llvm remembers that llvmlite did not know labs; add_symbol makes it ask again.
+    got = abs_after_add("labs", llvm.add_symbol)
+    expect(got == [5, 5, 4343, 4343], "objrt, MCJIT before and after add_symbol: %r" % got)
+
+
+@case("engine-add-symbol-after-a-load-control")
+def _():
+    # The same table change behind llvmlite's back (its ffi directly): objrt.llvm does not
+    # see it and keeps the host's imaxabs, so the case above tells asking again from not.
+    from llvmlite.binding import ffi
+    got = abs_after_add("imaxabs",
+                        lambda n, a: ffi.lib.LLVMPY_AddSymbol(n.encode(), ctypes.c_void_p(a)))
+    expect(got[:2] == [5, 5] and got[3] == 4343, "MCJIT: %r" % got)
+    expect(got[2] == 5, "objrt asked llvmlite again unseen (%r): the check above proves nothing"
+           % got)
+
+
 @case("engine-defines")
 def _():
     # What numba's JitEngine.is_symbol_defined answers from the modules it saw: a body or
