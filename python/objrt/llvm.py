@@ -80,8 +80,8 @@ def mapped():
 
 
 class _Record:
-    """One unit, the modules linked into it that are not yet removed, and how many Pins
-    hold it."""
+    """One unit, the modules linked into it that are not yet removed (their _module_key),
+    and how many Pins hold it."""
     __slots__ = ("unit", "modules", "pins")
 
     def __init__(self, unit, modules):
@@ -194,6 +194,16 @@ def undefined_names(obj):
     return scan_symbols(obj)[1]
 
 
+def _module_key(module):
+    # llvmlite compares modules by the LLVM module they wrap, and hashes one through
+    # ctypes.cast, a foreign call (about 6 us on a loaded machine, and a load looked a module
+    # up 7 times): the same address, read without one.
+    try:
+        return ctypes.addressof(module._ptr[0])
+    except (AttributeError, TypeError, ValueError):
+        return module
+
+
 def _llvmlite_symbol(name):
     return _llvm.address_of_symbol(name)
 
@@ -247,7 +257,8 @@ class ExecutionEngine:
         self._ctx = context if context is not None else Context(earlier_wins=True)
         self._ctx.set_resolver(_llvmlite_symbol)
         self._lock = threading.RLock()
-        self._modules = {}          # module -> _Record, or None while pending / if empty
+        self._modules = {}          # _module_key(module) -> (module, its _Record or None
+                                    # while pending / if it defines nothing)
         self._pending = []          # added, not yet finalized (in order)
         self._retired = []          # records whose modules are all removed, still bound
         self._loading = False       # a load is running: removals only queue
@@ -269,9 +280,10 @@ class ExecutionEngine:
     def add_module(self, module):
         """Queue a module; it is compiled and linked by the next finalize_object()."""
         with self._lock:
-            if module in self._modules:
+            key = _module_key(module)
+            if key in self._modules:
                 raise KeyError("module already added to this engine")
-            self._modules[module] = None
+            self._modules[key] = (module, None)
             self._pending.append(module)
 
     def add_object_file(self, obj):
@@ -286,13 +298,16 @@ class ExecutionEngine:
         """Forget a module. Its unit is unloaded once all its modules are removed and no
         other unit is bound to it (objrt_unit_dependants() == 0)."""
         with self._lock:
-            rec = self._modules.pop(module)
+            key = _module_key(module)
+            if key not in self._modules:
+                raise KeyError(module)
+            _, rec = self._modules.pop(key)
             if module in self._pending:
                 self._pending.remove(module)
                 return
             if rec is None:
                 return
-            rec.modules.discard(module)
+            rec.modules.discard(key)
             if not rec.modules:
                 self._retired.append(rec)
                 self._collect()
@@ -411,9 +426,10 @@ class ExecutionEngine:
             unit = self._ctx.load(*inputs)
         finally:
             self._loading = False
-        rec = _Record(unit, mods)
-        for m in mods:
-            self._modules[m] = rec
+        keys = [_module_key(m) for m in mods]
+        rec = _Record(unit, keys)
+        for m, key in zip(mods, keys):
+            self._modules[key] = (m, rec)
         self.units.append(rec)
         self._by_handle[unit._h] = rec
         s = self._stats
@@ -472,7 +488,7 @@ class ExecutionEngine:
         with self._lock:
             if module in self._pending:
                 self.finalize_object()
-            rec = self._modules.get(module)
+            rec = self._modules.get(_module_key(module), (None, None))[1]
             if rec is not None:
                 try:
                     return rec.unit.address(name)

@@ -227,6 +227,57 @@ def _():
                s.reserved_bytes % 4096 == 0, repr(s))
 
 
+def close_during_a_load(leave):
+    # A load whose resolver waits for close() to start: close() must wait for the load to
+    # end (which then raises "context is closed"), woken by the call's leave.
+    import threading
+    o = cc("waits", "int later_fn(int);\nint call_later(int x) { return later_fn(x); }\n")
+    ctx = objrt.Context()
+    ctx._leave = leave.__get__(ctx)
+    fn = ctypes.CFUNCTYPE(C_INT, C_INT)(lambda x: x)
+    inside, events = threading.Event(), []
+
+    def resolver(name):
+        inside.set()
+        while ctx._h:                       # close() clears it, then waits for this call
+            threading.Event().wait(0.01)
+        return ctypes.cast(fn, ctypes.c_void_p).value
+
+    def load():
+        try:
+            ctx.load(o)
+        except objrt.LinkError as e:
+            events.append(str(e))
+    ctx.set_resolver(resolver)
+    t = threading.Thread(target=load)
+    t.start()
+    inside.wait(10)
+    closer = threading.Thread(target=lambda: (ctx.close(), events.append("closed")))
+    closer.daemon = True                    # the control's close() never returns
+    closer.start()
+    closer.join(10)
+    t.join(10)
+    return events
+
+
+@case("py-context-close-waits-for-a-call")
+def _():
+    got = close_during_a_load(objrt.Context._leave)
+    expect(sorted(got) == ["closed", "context is closed"], "events %r" % got)
+
+
+@case("py-context-close-waits-for-a-call-control")
+def _():
+    # A leave that wakes nobody: close() still waits after the load ended, so the case above
+    # sees close() woken, not merely finished.
+    def silent_leave(self):
+        with self._cv:
+            self._calls -= 1
+            self._mine.depth -= 1
+    got = close_during_a_load(silent_leave)
+    expect(got == ["context is closed"], "events %r" % got)
+
+
 @case("py-context-close")
 def _():
     ctx = objrt.Context()
