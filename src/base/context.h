@@ -40,6 +40,9 @@ struct objrt_unit {
     size_t size;                /* the reservation; packed: from base to the highest
                                    chunk's end, other units' chunks in between */
     bool packed;
+    bool exit_handlers;         /* glibc may hold handlers registered against base: the
+                                   unit refers to __dso_handle or called a builtin that
+                                   registers for its caller (builtins.c); atomic */
     objrt_chunk chunks[GRP_COUNT];
     uint64_t group_off[GRP_COUNT], group_size[GRP_COUNT];
     objrt_strmap syms;          /* name -> index into addrs: global definitions only */
@@ -138,7 +141,7 @@ void *objrt_unit_lookup(const objrt_unit *u, const char *name);
  * the reason recorded on the context (none for a unit not loaded: it is never read). */
 void *objrt_registry_sym(const objrt_unit *u, const char *name);
 void *objrt_units_lookup(objrt_ctx *ctx, const objrt_strkey *name);
-void *objrt_dso_handle_of(const void *pc);
+void *objrt_dso_handle_of(const void *pc);     /* and marks that unit's exit_handlers */
 
 /* ---- the context's indexes of its units (unitindex.c), kept by registry.c ---- */
 typedef struct objrt_namedef objrt_namedef;

@@ -204,6 +204,7 @@ typedef struct objrt_link {
     uint8_t *base;              /* where the unit runs, once placed: every address is
                                    base + offset; stores go through objrt_write_at() */
     bool unit_owns_base;        /* unit.c took the reservation over (released with it) */
+    bool dso_handle_used;       /* the unit refers to __dso_handle (resolve.c) */
     bool dry_run;               /* layout report: compute, check, never write */
     bool full_walk;             /* OBJRT_FULL_WALK: no fast paths (sites.h), for comparing */
     size_t stubs_used;          /* calls that went through a stub */

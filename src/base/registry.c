@@ -234,9 +234,11 @@ void *objrt_dso_handle_of(const void *pc)
 {
     void *dso = NULL;
     pthread_mutex_lock(&lock);
-    for (const objrt_unit *u = newest; u && !dso; u = u->next)
-        if (objrt_unit_holds(u, (uintptr_t)pc))
+    for (objrt_unit *u = newest; u && !dso; u = u->next)
+        if (objrt_unit_holds(u, (uintptr_t)pc)) {
             dso = u->base;
+            __atomic_store_n(&u->exit_handlers, true, __ATOMIC_RELEASE);
+        }
     pthread_mutex_unlock(&lock);
     return dso;
 }

@@ -182,6 +182,7 @@ int objrt_unit_build(objrt_link *l, objrt_unit *u)
     u->base = l->base;
     u->size = l->plan.total;
     u->packed = l->plan.packed;
+    u->exit_handlers = l->dso_handle_used;
     memcpy(u->chunks, l->plan.chunks, sizeof u->chunks);
     l->unit_owns_base = true;
     memcpy(u->group_off, l->plan.group_off, sizeof u->group_off);

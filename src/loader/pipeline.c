@@ -212,7 +212,11 @@ objrt_unit *objrt_pipeline_load(objrt_ctx *ctx, const char *const *paths,
 void objrt_pipeline_unload(objrt_unit *u)
 {
     if (!u->ctx->opt.no_constructors) {
-        __cxa_finalize(u->base);        /* atexit/__cxa_atexit handlers of this unit */
+        /* atexit/__cxa_atexit handlers of this unit. Only a unit that could have any: glibc
+         * walks every handler of the process (thousands in a process that has LLVM: most
+         * of a small unit's unload, its list cold in the cache) */
+        if (__atomic_load_n(&u->exit_handlers, __ATOMIC_ACQUIRE))
+            __cxa_finalize(u->base);
         objrt_run_fns(&u->dtors);
     }
     const objrt_provider *p;

@@ -405,8 +405,12 @@ static int bind_outside(objrt_link *l, bool final)
     size_t nundef = 0;
     for (size_t g = 0; g < l->ngsyms; g++) {
         objrt_gsym *s = &l->gsyms[g];
-        if (s->state != G_UNDEF || bind_special(l, s))
+        if (s->state != G_UNDEF)
             continue;
+        if (bind_special(l, s)) {
+            l->dso_handle_used |= s->special == SP_DSO_HANDLE;
+            continue;
+        }
         if (ELF64_ST_TYPE(l->objs[s->obj]->syms[s->sym].st_info) == STT_TLS) {
             /* glibc binds it when it loads the unit's TLS module (tls.c); dlsym here would
              * allocate the block in this thread and forbid static TLS for it */
