@@ -6,52 +6,25 @@
 objrt's region also removes the module and frees it, as when numba drops a function."""
 import ctypes
 import json
-import re
 import sys
-import warnings
 
-import numba
 import llvmlite.binding as ll
-from numba.core import codegen, config
+
+from engine_modules import engines, entry_names, final_modules
 
 mode, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 
-def make(i):
-    ns = {}
-    exec("def f(x):\n    s = 0\n    for k in range(x):\n        s += k * %d + %d\n    return s\n"
-         % (i % 7 + 1, i), ns)
-    return numba.njit(ns["f"])
-
-
 if mode == "dump":
-    irs = []
-    real_add = codegen.JITCPUCodegen._add_module
-
-    def capture(self, module):
-        irs.append(str(module))
-        return real_add(self, module)
-    codegen.JITCPUCodegen._add_module = capture
-    make(-1)(3)
-    del irs[:]
-    for i in range(n):
-        make(i)(10)
+    irs = final_modules(n)
     with open(path, "w") as f:
         json.dump(irs, f)
     sys.exit(0)
 
-import objrt.numba as objrt_numba                       # noqa: E402
 with open(path) as f:
     irs = json.load(f)[:n + 1]
-names = [re.search(r'define [^@]*@"?([^"(]+)"?\(', ir).group(1) for ir in irs]
-mc = codegen.JITCPUCodegen("replay-mcjit")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", RuntimeWarning)
-    objrt_numba.enable()
-ob = codegen.JITCPUCodegen("replay-objrt")
-opts = dict(opt=config.OPT)
-mc._customize_tm_options(opts)
-tm = ll.Target.from_triple(ll.get_process_triple()).create_target_machine(**opts)
+names = entry_names(irs)
+mc, ob, tm = engines("replay")
 # numba's runtime library stays loaded in both engines, and each engine and the bare target
 # machine has run once before the first region: callgrind sums, and a first use's set-up
 # would land in one engine's count.

@@ -20,7 +20,6 @@ import json
 import statistics
 import sys
 import time
-import warnings
 
 jit, what = sys.argv[1], sys.argv[2]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -31,12 +30,7 @@ import numba                                            # noqa: E402
 import numpy as np                                      # noqa: E402
 
 
-def make(i):
-    # A distinct small function each time (a different constant: no cache hit).
-    ns = {}
-    exec("def f(x):\n    s = 0\n    for k in range(x):\n        s += k * %d + %d\n    return s\n"
-         % (i % 7 + 1, i), ns)
-    return numba.njit(ns["f"])
+from engine_modules import make  # noqa: E402
 
 
 def rss_kib():
@@ -124,31 +118,11 @@ def speed_bench():
 
 
 def engine_bench():
-    import re
     import llvmlite.binding as ll
-    import objrt.numba as objrt_numba
-    from numba.core import codegen, config
-    irs = []
-    real_add = codegen.JITCPUCodegen._add_module
-
-    def capture(self, module):
-        irs.append(str(module))
-        return real_add(self, module)
-    codegen.JITCPUCodegen._add_module = capture
-    make(-1)(3)
-    del irs[:]
-    for i in range(n):
-        make(i)(10)
-    codegen.JITCPUCodegen._add_module = real_add
-    names = [re.search(r'define [^@]*@"?([^"(]+)"?\(', ir).group(1) for ir in irs]
-    mc = codegen.JITCPUCodegen("bench-mcjit")           # numba's own MCJIT set-up
-    with warnings.catch_warnings():                     # enabled late on purpose
-        warnings.simplefilter("ignore", RuntimeWarning)
-        objrt_numba.enable()
-    ob = codegen.JITCPUCodegen("bench-objrt")           # the same through objrt.numba
-    opts = dict(opt=config.OPT)
-    mc._customize_tm_options(opts)
-    tm = ll.Target.from_triple(ll.get_process_triple()).create_target_machine(**opts)
+    from engine_modules import engines, entry_names, final_modules
+    irs = final_modules(n)
+    names = entry_names(irs)
+    mc, ob, tm = engines("bench")
     keep = ll.parse_assembly(irs[-1])                   # numba's runtime library stays loaded
     ob._engine.add_module(keep)
     ob._engine.finalize_object()

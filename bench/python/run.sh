@@ -40,7 +40,7 @@ if [ "$BENCH_PY_ROOT" != host ]; then
     # The checkout's package, the benchmark and the library copied into the root (no mounts).
     R=$(bash "$ROOT/scripts/numba-root.sh" "$BENCH_PY_ROOT") || { echo "bench/python: no $BENCH_PY_ROOT root" >&2; exit 1; }
     W=$(mktemp -d "$R/tmp/objrt-bench-src.XXXXXX"); W=${W#"$R"}
-    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$LEAK" "$MEM" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
+    cp -r "$ROOT/python" "$R$W/" && cp "$BENCH" "$LEAK" "$MEM" "$ROOT/bench/python/engine_modules.py" "$R$W/" && cp -P "$BUILD"/libobjrt.so* "$R$W/"
     BENCH=$W/numba_bench.py LEAK=$W/passbuilder_leak.py MEM=$W/numba_memory.py
     # /proc (RSS) mounted in a mount namespace of the run's own: gone when it ends.
     pyrun() { unshare -m sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$R" \
