@@ -98,6 +98,22 @@ def _():
            and lines[-2:] == ["False 42", "False"], "rc=%d out=%r err=%r" % (rc, out, err[-300:]))
 
 
+# Both scripts below compile and drop small functions between handing things out and using
+# them (their units unloaded, their memory reused): one text of it.
+CHURN = r'''
+def churn(n):
+    t = 0.0
+    for i in range(n):
+        ns = {}
+        exec("def f(x):\n    return x * %d + 1.5\n" % i, ns)
+        f = njit(ns["f"])
+        t += f(2.0)
+        del f, ns
+        gc.collect()
+    return t
+'''
+
+
 # ---- what numba hands to numpy and C stays alive -------------------------------------------
 # Ufuncs of every kind and a cfunc whose address is kept while the cfunc object is dropped,
 # called after numba compiled and dropped other functions (their units unloaded, their memory
@@ -108,16 +124,7 @@ import ctypes, gc
 import numpy as np
 from numba import cfunc, guvectorize, njit, vectorize
 
-def churn(n=20):
-    t = 0.0
-    for i in range(n):
-        ns = {}
-        exec("def f(x):\n    return x * %d + 1.5\n" % i, ns)
-        f = njit(ns["f"])
-        t += f(2.0)
-        del f, ns
-        gc.collect()
-    return t
+''' + CHURN + r'''
 
 @vectorize(["float64(float64, float64)"])
 def eager(a, b):
@@ -141,7 +148,7 @@ def gsum(a, r):
 x, y = np.arange(5.0), np.ones(5)
 lazy(x, y)
 gc.collect()
-print(churn())
+print(churn(20))
 print(eager(x, y).tolist(), lazy(x, y).tolist(), par(x, y).tolist())
 print(gsum(np.arange(12.0).reshape(3, 4)).tolist())
 
@@ -152,7 +159,7 @@ def cf(v):
 addr = cf.address
 del cf
 gc.collect()
-print(churn())
+print(churn(20))
 print(ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(addr)(2.0))
 '''
 
@@ -202,16 +209,7 @@ from numba import njit, types, typed
 from numba.experimental import jitclass, structref
 
 
-def churn(n=3):
-    t = 0.0
-    for i in range(n):
-        ns = {}
-        exec("def f(x):\n    return x * %d + 1.5\n" % i, ns)
-        f = njit(ns["f"])
-        t += f(2.0)
-        del f, ns
-        gc.collect()
-    return t
+''' + CHURN + r'''
 
 
 @jitclass([("v", types.float64), ("w", types.float64[:])])
@@ -313,7 +311,7 @@ for kind in sys.argv[1].split(","):
         obj = mk(4)
     del mk
     gc.collect()
-    churn()
+    churn(3)
     print(kind, show(kind, obj))
     sys.stdout.flush()
     del obj
