@@ -123,6 +123,32 @@ _SHDR = struct.Struct("<IIQQQQIIQQ")    # Elf64_Shdr
 _SYM = struct.Struct("<IBBHQQ")         # Elf64_Sym: name, info, other, shndx, value, size
 
 
+def _symtabs(obj):
+    """For each symbol table of an ELF64 little-endian relocatable object: its string
+    table's offset and its symbols after the null one, as Elf64_Sym tuples. Raises
+    ValueError (or struct.error, IndexError) where the header or a table is not whole: each
+    caller treats malformed input its own way."""
+    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        raise ValueError("not an ELF64 little-endian object")
+    view = memoryview(obj)
+    shoff, shentsize, shnum = _EHDR.unpack_from(obj, 0x28)
+    if shentsize != _SHDR.size or shoff + shnum * _SHDR.size > len(obj):
+        raise ValueError("section headers past the end")
+    shdrs = list(_SHDR.iter_unpack(view[shoff:shoff + shnum * _SHDR.size]))
+    for sh in shdrs:
+        if sh[1] != 2:                                  # SHT_SYMTAB
+            continue
+        symoff, symsize, stroff = sh[4], sh[5], shdrs[sh[6]][4]
+        end = symoff + symsize // _SYM.size * _SYM.size
+        if end > len(obj):
+            raise ValueError("symbol table past the end")
+        yield stroff, _SYM.iter_unpack(view[symoff + _SYM.size:end])
+
+
+def _string(obj, start):
+    return obj[start:obj.index(b"\0", start)].decode()
+
+
 def scan_symbols(obj):
     """(defines, undefined) for an ELF64 little-endian relocatable object: whether it
     defines any function or data symbol (global or local; sections and file names do not
@@ -132,29 +158,12 @@ def scan_symbols(obj):
     names = []
     defines = False
     try:
-        if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-            return True, names
-        view = memoryview(obj)
-        shoff, shentsize, shnum = _EHDR.unpack_from(obj, 0x28)
-        if shentsize != _SHDR.size:
-            return True, names
-        if shoff + shnum * _SHDR.size > len(obj):
-            return True, names
-        shdrs = list(_SHDR.iter_unpack(view[shoff:shoff + shnum * _SHDR.size]))
-        for sh in shdrs:
-            if sh[1] != 2:                              # SHT_SYMTAB
-                continue
-            symoff, symsize, stroff = sh[4], sh[5], shdrs[sh[6]][4]
-            end = symoff + symsize // _SYM.size * _SYM.size
-            if end > len(obj):
-                return True, names
-            for st_name, st_info, _, st_shndx, _, _ in _SYM.iter_unpack(
-                    view[symoff + _SYM.size:end]):
+        for stroff, syms in _symtabs(obj):
+            for st_name, st_info, _, st_shndx, _, _ in syms:
                 if st_shndx:
                     defines = defines or (st_info & 0xF) not in (3, 4)   # SECTION, FILE
                 elif st_name and (st_info >> 4) in (1, 2):              # UNDEF, GLOBAL/WEAK
-                    start = stroff + st_name
-                    names.append(obj[start:obj.index(b"\0", start)].decode())
+                    names.append(_string(obj, stroff + st_name))
     except (struct.error, ValueError, IndexError, UnicodeDecodeError):
         return True, names
     return defines, names
@@ -165,24 +174,10 @@ def defined_symbols(obj):
     object defines (global, weak or local); weak: STB_WEAK. Nothing for malformed input."""
     out = []
     try:
-        if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-            return out
-        view = memoryview(obj)
-        shoff, shentsize, shnum = _EHDR.unpack_from(obj, 0x28)
-        if shentsize != _SHDR.size or shoff + shnum * _SHDR.size > len(obj):
-            return out
-        shdrs = list(_SHDR.iter_unpack(view[shoff:shoff + shnum * _SHDR.size]))
-        for sh in shdrs:
-            if sh[1] != 2:                              # SHT_SYMTAB
-                continue
-            symoff, symsize, stroff = sh[4], sh[5], shdrs[sh[6]][4]
-            end = symoff + symsize // _SYM.size * _SYM.size
-            for st_name, st_info, _, st_shndx, _, _ in _SYM.iter_unpack(
-                    view[symoff + _SYM.size:end]):
+        for stroff, syms in _symtabs(obj):
+            for st_name, st_info, _, st_shndx, _, _ in syms:
                 if st_shndx and st_name and (st_info & 0xF) in (0, 1, 2):  # NOTYPE/OBJECT/FUNC
-                    start = stroff + st_name
-                    out.append((obj[start:obj.index(b"\0", start)].decode(),
-                                st_info >> 4 == 2))
+                    out.append((_string(obj, stroff + st_name), st_info >> 4 == 2))
     except (struct.error, ValueError, IndexError, UnicodeDecodeError):
         return []
     return out
